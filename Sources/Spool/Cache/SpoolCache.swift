@@ -1,0 +1,135 @@
+import Foundation
+
+/// A disk cache that plays while it fills: reads return cached bytes from disk and fetch missing ones from
+/// the origin, writing them through as they arrive.
+///
+/// ```swift
+/// let cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
+/// for try await chunk in cache.read(url, from: 1_000_000, length: 65_536) {
+///     player.append(chunk)
+/// }
+/// ```
+///
+/// Readers of the same bytes at the same time share one origin request. One `SpoolCache` per directory
+/// and process.
+public final class SpoolCache: Sendable {
+    /// The configuration the cache was opened with.
+    public let configuration: SpoolConfiguration
+    private let store: DiskStore
+    private let loaders = LockedBox<[String: ResourceLoader]>([:])
+
+    /// Opens (creating if needed) the cache in `configuration.directory`.
+    public init(configuration: SpoolConfiguration = SpoolConfiguration()) throws {
+        self.configuration = configuration
+        store = try DiskStore(directory: configuration.directory)
+    }
+
+    /// The bytes of the resource at `url` from `offset`, `length` of them or (`nil`) to its end.
+    public func read(_ url: URL, from offset: Int64 = 0, length: Int64? = nil) -> ByteStream {
+        read(Resource(url: url), from: offset, length: length)
+    }
+
+    /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end.
+    public func read(_ resource: Resource, from offset: Int64 = 0, length: Int64? = nil) -> ByteStream {
+        let loader = acquire(resource)
+        return ByteStream(loader: loader, offset: offset, length: length) { [weak self] loader in
+            self?.release(loader) ?? loader.close()
+        }
+    }
+
+    /// Reads `length` bytes (or to the end) of `resource` into the cache without delivering them; returns
+    /// the number of bytes read.
+    @discardableResult
+    public func prefetch(_ resource: Resource, from offset: Int64 = 0, length: Int64? = nil) async throws -> Int64 {
+        var count: Int64 = 0
+        for try await chunk in read(resource, from: offset, length: length) { count += Int64(chunk.count) }
+        return count
+    }
+
+    /// The content information of `resource`: from the cache when known, else from the origin.
+    public func contentInfo(for resource: Resource) async throws -> ContentInfo {
+        let loader = acquire(resource)
+        defer { release(loader) }
+        return try await loader.contentInfo()
+    }
+
+    /// The content information of the resource at `url`.
+    public func contentInfo(for url: URL) async throws -> ContentInfo {
+        try await contentInfo(for: Resource(url: url))
+    }
+
+    /// The cache key of `resource`.
+    public func key(for resource: Resource) -> String {
+        resource.cacheKey.map { CacheKeyPolicy.digest("custom:" + $0) }
+            ?? configuration.cacheKeyPolicy.key(for: resource.url)
+    }
+
+    /// The entry of `resource`, if the cache knows it.
+    public func entry(for resource: Resource) -> CacheEntry? {
+        entry(key: key(for: resource))
+    }
+
+    /// The entry of the resource at `url`, if the cache knows it.
+    public func entry(for url: URL) -> CacheEntry? {
+        entry(for: Resource(url: url))
+    }
+
+    /// Every entry, most recently used first.
+    public func entries() -> [CacheEntry] {
+        store.keys().compactMap(entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
+    }
+
+    /// Deletes the entry of `resource`; readers of it in this process refetch what they need.
+    public func remove(_ resource: Resource) {
+        let key = key(for: resource)
+        loaders.withLock { $0[key] }?.removeAll()
+        store.remove(key: key)
+    }
+
+    /// Deletes the entry of the resource at `url`.
+    public func remove(_ url: URL) {
+        remove(Resource(url: url))
+    }
+
+    /// Deletes every entry.
+    public func removeAll() {
+        for key in store.keys() {
+            loaders.withLock { $0[key] }?.removeAll()
+            store.remove(key: key)
+        }
+    }
+
+    private func entry(key: String) -> CacheEntry? {
+        if let loader = loaders.withLock({ $0[key] }) { loader.flush() }
+        guard let record = store.record(key: key) else { return nil }
+        return CacheEntry(
+            key: key, url: record.url, info: record.info, cachedRanges: record.ranges,
+            created: record.created, lastAccess: record.lastAccess)
+    }
+
+    private func acquire(_ resource: Resource) -> ResourceLoader {
+        let key = key(for: resource)
+        return loaders.withLock { loaders in
+            let loader = loaders[key] ?? ResourceLoader(
+                key: key, url: resource.url, origin: resource.origin ?? configuration.origin, store: store,
+                policy: configuration.fetchPolicy
+            ) { [weak self] loader in self?.closeIfIdle(loader) }
+            loaders[key] = loader
+            loader.retain()
+            return loader
+        }
+    }
+
+    private func release(_ loader: ResourceLoader) {
+        if loader.release() { closeIfIdle(loader) }
+    }
+
+    /// Closes and forgets an idle loader, under the map's lock so that no new reader can pick it up halfway.
+    private func closeIfIdle(_ loader: ResourceLoader) {
+        loaders.withLock { loaders in
+            guard loaders[loader.key] === loader, loader.isIdle else { return }
+            loaders[loader.key] = nil
+            loader.close()
+        }
+    }
+}

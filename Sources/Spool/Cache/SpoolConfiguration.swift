@@ -1,0 +1,43 @@
+import Foundation
+
+/// Everything a `SpoolCache` is set up with.
+public struct SpoolConfiguration: Sendable {
+    /// The cache directory; created if missing.
+    public var directory: URL
+    /// The origin for resources that do not name their own.
+    public var origin: any Origin
+    /// How URLs become cache keys.
+    public var cacheKeyPolicy: CacheKeyPolicy
+    /// How origin requests are sized and retried.
+    public var fetchPolicy: FetchPolicy
+
+    /// A configuration; by default HTTP(S) through URLSession, credential query items left out of keys.
+    public init(
+        directory: URL = SpoolConfiguration.defaultDirectory,
+        origin: any Origin = HTTPOrigin(),
+        cacheKeyPolicy: CacheKeyPolicy = .default,
+        fetchPolicy: FetchPolicy = FetchPolicy()
+    ) {
+        self.directory = directory
+        self.origin = origin
+        self.cacheKeyPolicy = cacheKeyPolicy
+        self.fetchPolicy = fetchPolicy
+    }
+
+    /// The platform's cache directory for Spool: `$XDG_CACHE_HOME/spool` or `~/.cache/spool` on Linux,
+    /// `Library/Caches/Spool` on Apple platforms.
+    public static var defaultDirectory: URL {
+        #if os(Linux)
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("spool", isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".cache", isDirectory: true)
+            .appendingPathComponent("spool", isDirectory: true)
+        #else
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return caches.appendingPathComponent("Spool", isDirectory: true)
+        #endif
+    }
+}

@@ -1,0 +1,235 @@
+/// The decisions of one resource's loader, as a value: which bytes are stored, which origin requests run and
+/// who waits for them. It performs no I/O; `ResourceLoader` carries out what it returns.
+struct LoaderState {
+    /// A running origin request for `position..<end`. Its bytes before `position` have arrived.
+    struct Fetch {
+        var position: Int64
+        var end: Int64
+        var interested: Set<Int>
+    }
+
+    /// A reader of the resource.
+    struct Reader {
+        /// Where the read ends, exclusive; `nil` for the resource's end.
+        var requestedEnd: Int64?
+        /// The size of the last piece this reader opened; the next is twice as large.
+        var lastPieceSize: Int64 = 0
+        /// The version of the bytes it has delivered, once it has delivered any.
+        var generation: Int?
+        /// Why a request it waited on failed.
+        var failure: (any Error)?
+    }
+
+    /// What a reader does next.
+    enum Step {
+        /// The read is complete.
+        case finished
+        /// Read these stored bytes; they belong to `generation`.
+        case read(Range<Int64>, generation: Int)
+        /// Wait for bytes, after starting these requests.
+        case wait(start: [(id: Int, range: Range<Int64>)])
+        /// Fail the read.
+        case fail(any Error)
+    }
+
+    let policy: FetchPolicy
+    var info: ContentInfo?
+    var stored: ByteRangeSet
+    /// Increases whenever stored bytes are dropped because the resource changed.
+    private(set) var generation = 0
+    private(set) var fetches: [Int: Fetch] = [:]
+    private(set) var readers: [Int: Reader] = [:]
+    private var nextID = 1
+
+    init(policy: FetchPolicy, info: ContentInfo?, stored: ByteRangeSet) {
+        self.policy = policy
+        self.info = info
+        self.stored = stored
+    }
+
+    var isIdle: Bool { fetches.isEmpty && readers.isEmpty }
+
+    mutating func makeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    mutating func addReader(requestedEnd: Int64?) -> Int {
+        let id = makeID()
+        readers[id] = Reader(requestedEnd: requestedEnd)
+        return id
+    }
+
+    /// Removes a reader; returns the requests nobody needs any more, to cancel.
+    mutating func removeReader(_ id: Int) -> [Int] {
+        readers[id] = nil
+        var orphans: [Int] = []
+        for (fetchID, var fetch) in fetches where fetch.interested.contains(id) {
+            fetch.interested.remove(id)
+            fetches[fetchID] = fetch
+            if fetch.interested.isEmpty { orphans.append(fetchID) }
+        }
+        for fetchID in orphans { fetches[fetchID] = nil }
+        return orphans
+    }
+
+    /// The end of reader `id`'s read, within the resource.
+    func end(of id: Int) -> Int64? {
+        guard let info, let reader = readers[id] else { return nil }
+        return min(reader.requestedEnd ?? info.length, info.length)
+    }
+
+    /// What reader `id`, which has delivered everything before `position`, does next.
+    mutating func step(reader id: Int, position: Int64) -> Step {
+        guard let reader = readers[id] else { return .fail(CancellationError()) }
+        guard let info, let end = end(of: id) else {
+            return .fail(SpoolError.invalidResponse("no content information"))
+        }
+        if let delivered = reader.generation, delivered != generation { return .fail(SpoolError.resourceChanged) }
+        if position > info.length { return .fail(SpoolError.rangeNotSatisfiable(requested: position, length: info.length)) }
+        if position >= end { return .finished }
+        if let present = stored.range(containing: position) {
+            let upper = min(present.upperBound, end, position + Int64(policy.readChunkSize))
+            return .read(position..<upper, generation: generation)
+        }
+        if let failure = reader.failure { return .fail(failure) }
+
+        var started: [(id: Int, range: Range<Int64>)] = []
+        var cursor = coverGap(at: position, end: end, reader: id, started: &started)
+        // Keep the next piece requested before the current one ends: look half a piece ahead.
+        if info.acceptsRanges {
+            let horizon = min(end, position + max(readers[id]!.lastPieceSize / 2, policy.initialPieceSize / 4))
+            var steps = 0
+            while cursor < horizon, steps < 8 {
+                steps += 1
+                if let present = stored.range(containing: cursor) {
+                    cursor = present.upperBound
+                } else {
+                    cursor = coverGap(at: cursor, end: end, reader: id, started: &started)
+                }
+            }
+        }
+        return .wait(start: started)
+    }
+
+    /// Makes sure a request will deliver the byte at `offset` soon: joins a request about to reach it,
+    /// cuts one that would reach it late, or opens a new one. Returns the end of the request that covers it.
+    private mutating func coverGap(
+        at offset: Int64, end: Int64, reader: Int, started: inout [(id: Int, range: Range<Int64>)]
+    ) -> Int64 {
+        if let (fetchID, fetch) = fetches.first(where: { $0.value.position <= offset && offset < $0.value.end }) {
+            if offset - fetch.position <= policy.joinDistance {
+                fetches[fetchID]!.interested.insert(reader)
+                return fetch.end
+            }
+            // Too far behind: it stops where this reader starts, and a new request takes over from there.
+            fetches[fetchID]!.end = offset
+            let id = makeID()
+            fetches[id] = Fetch(position: offset, end: fetch.end, interested: fetch.interested.union([reader]))
+            started.append((id, offset..<fetch.end))
+            return fetch.end
+        }
+        let claimed = nextClaimedOffset(after: offset) ?? end
+        var upper = min(end, claimed)
+        if info?.acceptsRanges ?? true {
+            // Pieces grow while the reader keeps going; an origin without ranges restarts from 0 on every
+            // request, so it gets one request for the whole gap.
+            let last = readers[reader]!.lastPieceSize
+            let size = last == 0 ? policy.initialPieceSize : min(last * 2, policy.maximumPieceSize)
+            readers[reader]!.lastPieceSize = size
+            upper = min(upper, offset + size)
+        }
+        let id = makeID()
+        fetches[id] = Fetch(position: offset, end: upper, interested: [reader])
+        started.append((id, offset..<upper))
+        return upper
+    }
+
+    /// The first offset after `offset` that is stored or that a running request will deliver.
+    private func nextClaimedOffset(after offset: Int64) -> Int64? {
+        let storedNext = stored.firstOffset(atOrAfter: offset)
+        let fetchNext = fetches.values.filter { $0.position > offset && $0.position < $0.end }.map(\.position).min()
+        switch (storedNext, fetchNext) {
+        case let (a?, b?): return min(a, b)
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Records that reader `id` delivered bytes of `generation`.
+    mutating func markDelivered(reader id: Int, generation delivered: Int) {
+        if readers[id]?.generation == nil { readers[id]?.generation = delivered }
+    }
+
+    // MARK: Requests
+
+    /// The range request `id` still has to deliver, or `nil` once it is finished or cancelled.
+    func remaining(of id: Int) -> Range<Int64>? {
+        guard let fetch = fetches[id], fetch.position < fetch.end else { return nil }
+        return fetch.position..<fetch.end
+    }
+
+    /// Takes in the content information of a response to request `id`, whose body starts at `offset` though
+    /// `requested` was asked for. A new version drops every stored byte and every other request: returns
+    /// those requests, to cancel, or `nil` when the version is the known one.
+    mutating func absorb(_ answered: ContentInfo, servedFrom offset: Int64, requested: Int64, fetch id: Int) -> [Int]? {
+        var answered = answered
+        if offset < requested { answered.acceptsRanges = false }
+        guard let known = info, answered.isDifferentVersion(from: known) else {
+            if var merged = info {
+                merged.acceptsRanges = merged.acceptsRanges && answered.acceptsRanges
+                merged.entityTag = merged.entityTag ?? answered.entityTag
+                merged.lastModified = merged.lastModified ?? answered.lastModified
+                merged.mimeType = merged.mimeType ?? answered.mimeType
+                info = merged
+            } else {
+                info = answered
+            }
+            return nil
+        }
+        let others = fetches.keys.filter { $0 != id }
+        for other in others { fetches[other] = nil }
+        stored.removeAll()
+        generation += 1
+        info = answered
+        if let fetch = fetches[id], fetch.end > answered.length { fetches[id]!.end = answered.length }
+        return others
+    }
+
+    /// The parts of `range`, just received by request `id`, that are not stored yet and lie within the
+    /// resource; `nil` when the request has been cancelled and must deliver nothing more.
+    func unstoredParts(of range: Range<Int64>, fetch id: Int) -> [Range<Int64>]? {
+        guard fetches[id] != nil, let info else { return nil }
+        return stored.gaps(in: range.clamped(to: 0..<info.length))
+    }
+
+    /// Records that the bytes of `range` received by request `id` are on disk. Returns whether the request
+    /// still has bytes to deliver.
+    mutating func didStore(_ range: Range<Int64>, fetch id: Int) -> Bool {
+        guard let info else { return false }
+        stored.insert(range.clamped(to: 0..<info.length))
+        guard var fetch = fetches[id] else { return false }
+        if range.lowerBound <= fetch.position { fetch.position = max(fetch.position, range.upperBound) }
+        fetches[id] = fetch
+        return fetch.position < fetch.end
+    }
+
+    /// Ends request `id`; with `failure`, every reader that needed it fails with that error.
+    mutating func finishFetch(_ id: Int, failure: (any Error)?) {
+        guard let fetch = fetches.removeValue(forKey: id) else { return }
+        guard let failure else { return }
+        for reader in fetch.interested { readers[reader]?.failure = failure }
+    }
+
+    /// Forgets every stored byte and the content information, after the origin showed the resource changed
+    /// without saying what it is now. Returns the requests to cancel.
+    mutating func dropVersion() -> [Int] {
+        let all = Array(fetches.keys)
+        fetches.removeAll()
+        stored.removeAll()
+        generation += 1
+        info = nil
+        return all
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where the bytes of a resource come from: an HTTP server, or anything else that can tell a resource's size
+/// and read a byte range of it (a cloud SDK with a "stat" call and a ranged download, for instance).
+///
+/// The engine calls an origin only for bytes it does not have, and never reads a response body it did not
+/// ask for: it cancels the body (by ending its iteration) as soon as it has what it needs.
+public protocol Origin: Sendable {
+    /// The size, type and version of the resource at `url`.
+    func contentInfo(for url: URL) async throws -> ContentInfo
+
+    /// Starts reading `request.range` of the resource at `request.url`.
+    ///
+    /// Return as soon as the response has begun; the bytes arrive through the response's body. An origin
+    /// that cannot read ranges may answer with the whole resource (`offset` 0): the engine skips to what
+    /// it needs. When `request.validator` no longer matches the resource, answer with the current version
+    /// (and its `info`) rather than a range of it, as HTTP's `If-Range` does.
+    func read(_ request: OriginReadRequest) async throws -> OriginReadResponse
+}
+
+/// A request for a byte range of a resource.
+public struct OriginReadRequest: Sendable, Hashable {
+    /// The resource.
+    public var url: URL
+    /// The bytes wanted, within the resource's length.
+    public var range: Range<Int64>
+    /// The version the engine already holds bytes of (`ContentInfo.rangeValidator`); `nil` when it holds none.
+    public var validator: String?
+
+    /// A request for `range` of the resource at `url`.
+    public init(url: URL, range: Range<Int64>, validator: String? = nil) {
+        self.url = url
+        self.range = range
+        self.validator = validator
+    }
+}
+
+/// The start of an origin's answer to a read.
+public struct OriginReadResponse: Sendable {
+    /// The resource offset of the body's first byte: the requested lower bound, or 0 for a whole-body answer.
+    public var offset: Int64
+    /// The resource as the origin described it in this response; its version decides whether cached bytes
+    /// may be combined with these.
+    public var info: ContentInfo
+    /// The body, in order, from `offset`. It ends after the last byte the origin means to send; ending the
+    /// iteration early cancels the transfer.
+    public var body: AsyncThrowingStream<Data, any Error>
+
+    /// A response whose body starts at `offset`.
+    public init(offset: Int64, info: ContentInfo, body: AsyncThrowingStream<Data, any Error>) {
+        self.offset = offset
+        self.info = info
+        self.body = body
+    }
+}

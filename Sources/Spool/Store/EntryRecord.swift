@@ -1,0 +1,17 @@
+import Foundation
+
+/// What the index keeps about one cache entry. Written atomically, after the bytes it describes are on disk.
+struct EntryRecord: Codable, Sendable, Equatable {
+    /// The format of this record; a record of another format is ignored (its entry is dropped).
+    static let currentFormat = 1
+
+    var format: Int = EntryRecord.currentFormat
+    /// The URL without credentials, for listings.
+    var url: String
+    /// The version the stored bytes belong to.
+    var info: ContentInfo
+    /// The bytes present in the data file.
+    var ranges: ByteRangeSet
+    var created: Date
+    var lastAccess: Date
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Misbehaviours a `TestOrigin` can be switched into, to exercise a client's error handling.
+///
+/// A request uses the behaviour in force when it arrives; changing it never affects a response
+/// already being written.
+public struct TestOriginBehaviour: Sendable, Equatable {
+    /// Answer every GET with 200 and the full body, and stop advertising `Accept-Ranges`.
+    public var ignoresRange = false
+    /// Answer HEAD with 405.
+    public var refusesHead = false
+    /// Answer a request for PATH with 302 to `/__redirected__PATH`, which serves the same content.
+    public var redirect = false
+    /// Close the connection after this many body bytes of a content response.
+    public var dropConnectionAfterBytes: Int64? = nil
+    /// Pace content body writes to about this many bytes per second.
+    public var throttleBytesPerSecond: Int? = nil
+    /// Answer every request with this status (e.g. 503) and a short text body.
+    public var serverErrorStatus: Int? = nil
+    /// Send header names lower-cased ("content-range: ..."), which clients must accept.
+    public var lowercaseHeaderNames = false
+    /// Send no `Content-Length`; the body ends when the connection closes.
+    public var omitsContentLength = false
+    /// Announce the normal `Content-Length` but send this many fewer body bytes, then close.
+    public var shortBodyBy: Int64? = nil
+
+    /// A well-behaved origin.
+    public init() {}
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One line of the access log an `NginxOrigin` writes.
+public struct NginxLogEntry: Sendable, Equatable {
+    /// The request method, e.g. "GET".
+    public var method: String
+    /// The request target as sent (nginx escapes unusual bytes as `\xHH`).
+    public var path: String
+    /// The response status.
+    public var status: Int
+    /// `$body_bytes_sent`: response body bytes nginx wrote for this request.
+    public var bodyBytesSent: Int64
+    /// The request's `Range` header, or nil if it had none.
+    public var range: String?
+
+    /// Creates an entry; normally produced by `NginxOrigin.accessLog()`.
+    public init(method: String, path: String, status: Int, bodyBytesSent: Int64, range: String?) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.bodyBytesSent = bodyBytesSent
+        self.range = range
+    }
+
+    /// The `log_format` these entries are parsed from; tabs separate fields because nginx
+    /// escapes tabs inside values, so they cannot appear unescaped in a field.
+    static let logFormat = "'$status\\t$body_bytes_sent\\t$request\\t$http_range'"
+
+    /// Parses one line in `logFormat`; nil for anything else.
+    init?(line: Substring) {
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        guard fields.count == 4, let status = Int(fields[0]), let bytes = Int64(fields[1]) else { return nil }
+        let request = fields[2].split(separator: " ")
+        self.status = status
+        self.bodyBytesSent = bytes
+        self.method = request.first.map(String.init) ?? ""
+        self.path = request.count > 1 ? String(request[1]) : ""
+        // nginx logs an absent variable as "-".
+        self.range = fields[3] == "-" ? nil : String(fields[3])
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Decides the response to a request from the content and behaviour snapshot it arrived under.
+enum Responder {
+    /// Requests to this prefix + PATH serve PATH; it is where `redirect` points.
+    static let redirectPrefix = "/__redirected__"
+
+    static func plan(
+        for request: HTTPRequestHead,
+        behaviour: TestOriginBehaviour,
+        resources: [String: ServedResource]
+    ) -> ResponsePlan {
+        if let status = behaviour.serverErrorStatus {
+            return .text(status, HTTPStatus.reason(status))
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, HTTPStatus.reason(405), headers: [("Allow", "GET, HEAD")])
+        }
+        if request.method == "HEAD" && behaviour.refusesHead {
+            return .text(405, HTTPStatus.reason(405), headers: [("Allow", "GET")])
+        }
+        let path = request.path
+        let isRedirected = path.hasPrefix(redirectPrefix)
+        let contentPath = isRedirected ? String(path.dropFirst(redirectPrefix.count)) : path
+        guard let resource = resources[contentPath] else {
+            return .text(404, HTTPStatus.reason(404))
+        }
+        if behaviour.redirect && !isRedirected {
+            return redirect(request)
+        }
+        return contentResponse(request, resource: resource, behaviour: behaviour)
+    }
+
+    private static func redirect(_ request: HTTPRequestHead) -> ResponsePlan {
+        let relative = redirectPrefix + request.target
+        // An absolute Location is the most widely understood form, so build one from Host.
+        let location = request.headers["host"].map { "http://\($0)\(relative)" } ?? relative
+        return .text(302, HTTPStatus.reason(302), headers: [("Location", location)])
+    }
+
+    private static func contentResponse(
+        _ request: HTTPRequestHead,
+        resource: ServedResource,
+        behaviour: TestOriginBehaviour
+    ) -> ResponsePlan {
+        var headers: [(String, String)] = [("Content-Type", resource.contentType)]
+        if !behaviour.ignoresRange { headers.append(("Accept-Ranges", "bytes")) }
+        headers.append(("ETag", resource.etag))
+        headers.append(("Last-Modified", resource.lastModified))
+
+        let whole = 0..<resource.length
+        guard !behaviour.ignoresRange, ifRangeHolds(request.headers["if-range"], for: resource) else {
+            return ResponsePlan(status: 200, headers: headers, body: .content(resource, whole))
+        }
+        switch ByteRange.evaluate(request.headers["range"], length: resource.length) {
+        case .full:
+            return ResponsePlan(status: 200, headers: headers, body: .content(resource, whole))
+        case .partial(let range):
+            headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(resource.length)"))
+            return ResponsePlan(status: 206, headers: headers, body: .content(resource, range))
+        case .unsatisfiable:
+            headers.removeAll { $0.0 == "Content-Type" }
+            headers.append(("Content-Range", "bytes */\(resource.length)"))
+            return ResponsePlan(status: 416, headers: headers, body: .none)
+        }
+    }
+
+    /// RFC 9110 §13.1.5: the range applies only if If-Range matches the current validator,
+    /// an ETag by strong comparison (weak tags never match) or the exact Last-Modified date.
+    private static func ifRangeHolds(_ value: String?, for resource: ServedResource) -> Bool {
+        guard let value else { return true }
+        if value.hasPrefix("W/") { return false }
+        return value == resource.etag || value == resource.lastModified
+    }
+}

@@ -49,6 +49,7 @@ final class BasicsTests: XCTestCase {
         let responses = RawHTTPClient.parseAll(client.readToEnd())
 
         XCTAssertEqual(responses.map(\.status), [200, 206, 404])
+        guard responses.count == 3 else { return }
         XCTAssertEqual(responses.first?.body, countingBytes(10))
         XCTAssertEqual(responses[1].body, Data([2, 3]))
         XCTAssertEqual(responses.last?.header("Connection"), "close")

@@ -26,9 +26,10 @@ struct HTTPRequestHead: Sendable {
 
     /// Parses the bytes before the blank line; nil when the head is malformed.
     init?(bytes: ArraySlice<UInt8>) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // Split on bytes: as Characters, "\r\n" is one grapheme and would never match "\n".
+        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
+        }
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard let requestLine = lines.first else { return nil }
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true)

@@ -68,6 +68,7 @@ struct Connection {
             // RFC 9112 §2.2: ignore empty lines before a request line.
             while buffer.first == 13 || buffer.first == 10 { buffer.removeFirst() }
             if let end = Self.terminator(in: buffer, from: searchFrom) {
+                if end > Self.maxHeadBytes { return .tooLarge }
                 let head = Array(buffer[..<end])
                 buffer.removeFirst(end + 4)
                 return .head(head)

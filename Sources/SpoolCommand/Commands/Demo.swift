@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Spool
+import SpoolTesting
+
+/// `spool demo`: Spool's main job with nothing to set up. Starts a local origin serving a generated
+/// media-sized file, plays it twice through the engine the way a player does (probe, play, jump to the
+/// tail, seeks forward and back, each read abandoned part-way), checks every byte and prints what the
+/// origin sent on each pass. The second pass must cost nothing.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a generated media file twice through Spool from a local origin; show the traffic saved.")
+
+    @Option(help: ArgumentHelp("Size of the generated media file in bytes.", valueName: "bytes"))
+    var size: Int64 = 48 * 1024 * 1024
+
+    func validate() throws {
+        guard size >= 4 * 1024 * 1024 else { throw ValidationError("--size must be at least 4194304 bytes") }
+    }
+
+    func run() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        let seed: UInt64 = 2026
+        origin.serve(.generated(length: size, seed: seed), at: "/media/demo.mp4", contentType: "video/mp4")
+        let url = origin.url(for: "/media/demo.mp4")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
+
+        print("origin:  \(origin.baseURL) serving /media/demo.mp4, \(ByteCountText.format(size)) of generated video/mp4")
+        print("cache:   \(directory.path)")
+        print("session: \(PlayerSession.steps(size: size).count) reads like a player's: probe, play, tail, seeks, each abandoned part-way\n")
+        print(["pass", "played", "from origin", "origin requests", "longest wait", "time"].map { $0.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined())
+        var originBytesPerPass: [Int64] = []
+        for pass in 1...2 {
+            origin.resetCounters()
+            let result = try await PlayerSession.play(cache: cache, url: url, size: size, seed: seed)
+            originBytesPerPass.append(origin.bodyBytesSent)
+            print([
+                "\(pass)", ByteCountText.format(result.bytesPlayed), ByteCountText.format(origin.bodyBytesSent),
+                "\(origin.requestCount)", String(format: "%.1f ms", result.longestWait * 1000),
+                String(format: "%.2f s", result.duration),
+            ].map { $0.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined())
+        }
+        print("\nevery byte played matched the origin's.")
+        guard originBytesPerPass[1] == 0 else {
+            throw CommandFailure(message: "the second pass fetched \(originBytesPerPass[1]) bytes from the origin; it must fetch none")
+        }
+        print("second pass: served entirely from the cache, zero bytes from the origin.")
+    }
+}
+
+/// A player's reads of one file: where each starts and how much of it the player takes before moving on.
+enum PlayerSession {
+    struct Step {
+        let offset: Int64
+        /// Bytes taken before the read is abandoned; `nil` for a bounded read taken whole.
+        let take: Int64
+        /// Whether the read asks for everything to the end (and is then abandoned), as AVPlayer does.
+        let toEnd: Bool
+    }
+
+    struct Result {
+        var bytesPlayed: Int64 = 0
+        var longestWait: TimeInterval = 0
+        var duration: TimeInterval = 0
+    }
+
+    static func steps(size: Int64) -> [Step] {
+        let mb: Int64 = 1024 * 1024
+        return [
+            Step(offset: 0, take: 2, toEnd: false),                      // content-information probe
+            Step(offset: 0, take: 1536 * 1024, toEnd: true),              // start playing
+            Step(offset: size - 256 * 1024, take: 256 * 1024, toEnd: false), // the index at the tail
+            Step(offset: 0, take: 3 * mb, toEnd: true),                   // play on from the start
+            Step(offset: size * 4 / 10, take: 2 * mb, toEnd: true),       // seek forward
+            Step(offset: size / 10, take: mb, toEnd: true),               // seek back
+            Step(offset: size * 3 / 4, take: 1536 * 1024, toEnd: true),   // seek forward again
+            Step(offset: size * 4 / 10 + mb, take: 2 * mb, toEnd: true),  // back into a partly cached stretch
+        ]
+    }
+
+    /// Plays the steps, checking every byte against the generated content.
+    static func play(cache: SpoolCache, url: URL, size: Int64, seed: UInt64) async throws -> Result {
+        var result = Result()
+        let start = Date()
+        for step in steps(size: size) {
+            var position = step.offset
+            var lastByte = Date()
+            let stream = cache.read(url, from: step.offset, length: step.toEnd ? nil : step.take)
+            for try await chunk in stream {
+                result.longestWait = max(result.longestWait, Date().timeIntervalSince(lastByte))
+                let wanted = min(Int64(chunk.count), step.offset + step.take - position)
+                let expected = TestContent.generatedBytes(seed: seed, range: position..<(position + wanted))
+                guard chunk.prefix(Int(wanted)) == expected else {
+                    throw CommandFailure(message: "wrong bytes at offset \(position)")
+                }
+                position += wanted
+                result.bytesPlayed += wanted
+                lastByte = Date()
+                if position >= step.offset + step.take { break }
+            }
+        }
+        result.duration = Date().timeIntervalSince(start)
+        return result
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import Spool
+
+/// `spool ls`: the cache's entries.
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List cached resources: URL, size, share cached, last access.")
+
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func run() throws {
+        let cache = try cacheOptions.openCache()
+        let entries = cache.entries()
+        guard !entries.isEmpty else { return print("no cached resources") }
+        let formatter = ISO8601DateFormatter()
+        print(["SIZE", "CACHED", "LAST ACCESS", "URL"].joined(separator: "\t"))
+        for entry in entries {
+            print([
+                ByteCountText.format(entry.info.length),
+                String(format: "%.1f%%", entry.fractionCached * 100),
+                formatter.string(from: entry.lastAccess),
+                entry.url,
+            ].joined(separator: "\t"))
+        }
+    }
+}

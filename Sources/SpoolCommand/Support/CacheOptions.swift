@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Spool
+
+/// Options every command that touches the cache takes.
+struct CacheOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The cache directory. Default: $SPOOL_CACHE_DIR, else the platform's cache directory.", valueName: "dir"))
+    var cache: String?
+
+    /// The directory the options name.
+    var directory: URL {
+        if let cache { return URL(fileURLWithPath: cache, isDirectory: true) }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["SPOOL_CACHE_DIR"], !fromEnvironment.isEmpty {
+            return URL(fileURLWithPath: fromEnvironment, isDirectory: true)
+        }
+        return SpoolConfiguration.defaultDirectory
+    }
+
+    /// Opens the cache, sending `headers` with every origin request.
+    func openCache(headers: [String: String] = [:]) throws -> SpoolCache {
+        let origin = HTTPOrigin(modifier: headers.isEmpty ? nil : .headers(headers))
+        return try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
+    }
+}
+
+/// Origin request headers given as `-H 'Name: value'`.
+struct HeaderOptions: ParsableArguments {
+    @Option(name: .customShort("H"), help: ArgumentHelp("An origin request header, 'Name: value' (repeatable). Never stored.", valueName: "header"))
+    var header: [String] = []
+
+    func validate() throws {
+        _ = try fields()
+    }
+
+    /// The headers as a dictionary.
+    func fields() throws -> [String: String] {
+        var result: [String: String] = [:]
+        for line in header {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("header '\(line)' is not of the form 'Name: value'")
+            }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+                throw ValidationError("header name '\(name)' is not valid")
+            }
+            result[name] = value
+        }
+        return result
+    }
+}
+
+/// Parses a URL argument: http and https only.
+func parseOriginURL(_ text: String) throws -> URL {
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+        throw ValidationError("'\(text)' is not a URL")
+    }
+    guard scheme == "http" || scheme == "https", url.host != nil else {
+        throw CommandFailure(message: SpoolError.unsupportedScheme(scheme).description)
+    }
+    return url
+}

@@ -34,16 +34,27 @@ struct SpoolCommand: AsyncParsableCommand {
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch let error as SpoolError {
+            FileHandle.standardError.write(Data("spool: \(error.description)\n".utf8))
+            Foundation.exit(1)
+        } catch let error as CommandFailure {
+            FileHandle.standardError.write(Data("spool: \(error.message)\n".utf8))
+            Foundation.exit(1)
         } catch {
-            FileHandle.standardError.write(Data("spool: \(describe(error))\n".utf8))
+            // Help and validation surface here too when they come from a command's own run().
+            switch exitCode(for: error) {
+            case .success:
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            case .validationFailure:
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            default:
+                break
+            }
+            FileHandle.standardError.write(Data("spool: \(error)\n".utf8))
             Foundation.exit(1)
         }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? SpoolError { return error.description }
-        if let error = error as? CommandFailure { return error.message }
-        return String(describing: error)
     }
 }
 

@@ -99,6 +99,13 @@ public final class SpoolCache: Sendable {
         }
     }
 
+    /// Waits for running origin requests to end and writes every index record; call it before the process
+    /// exits (a command-line tool) so the index holds everything that reached the disk.
+    public func close() async {
+        let active = loaders.withLock { Array($0.values) }
+        for loader in active { await loader.settle() }
+    }
+
     private func entry(key: String) -> CacheEntry? {
         if let loader = loaders.withLock({ $0[key] }) { loader.flush() }
         guard let record = store.record(key: key) else { return nil }

@@ -16,6 +16,8 @@ final class ResourceLoader: Sendable {
         /// Counts state changes, so a reader never sleeps through one that happened before it waited.
         var changes: UInt64 = 0
         var unflushedBytes: Int64 = 0
+        /// Whether the index record lags behind the state.
+        var dirty = false
         var users = 0
 
         mutating func openFile(_ store: DiskStore, key: String) throws -> EntryFile {
@@ -99,7 +101,10 @@ final class ResourceLoader: Sendable {
             let fetched = try await task!.value
             let info = inner.withLock { inner -> ContentInfo in
                 inner.infoTask = nil
-                if inner.state.info == nil { inner.state.info = fetched }
+                if inner.state.info == nil {
+                    inner.state.info = fetched
+                    inner.dirty = true
+                }
                 return inner.state.info!
             }
             flush()
@@ -122,12 +127,21 @@ final class ResourceLoader: Sendable {
         inner.withLock { $0.state.addReader(requestedEnd: requestedEnd) }
     }
 
-    /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored.
+    /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored, and
+    /// the index learns of them.
     func removeReader(_ id: Int) {
         let orphans = inner.withLock { inner in
             inner.state.removeReader(id).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
+        flush()
+    }
+
+    /// Waits for the running origin requests to end, then brings the index up to date.
+    func settle() async {
+        let running = inner.withLock { Array($0.tasks.values) }
+        for task in running { await task.value }
+        flush()
     }
 
     /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end.
@@ -193,7 +207,8 @@ final class ResourceLoader: Sendable {
         flushLock.lock()
         defer { flushLock.unlock() }
         let snapshot = inner.withLock { inner -> (EntryRecord, EntryFile?)? in
-            guard let info = inner.state.info else { return nil }
+            guard let info = inner.state.info, inner.dirty else { return nil }
+            inner.dirty = false
             inner.unflushedBytes = 0
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
@@ -209,6 +224,7 @@ final class ResourceLoader: Sendable {
     func removeAll() {
         let cancelled = inner.withLock { inner in
             let ids = inner.state.dropVersion()
+            inner.dirty = false
             return ids.compactMap { inner.tasks[$0] }
         }
         for task in cancelled { task.cancel() }
@@ -264,9 +280,13 @@ extension ResourceLoader {
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
     private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) throws {
         let cancelled = try inner.withLock { inner -> [Task<Void, Never>] in
+            let before = inner.state.info
             guard let others = inner.state.absorb(
                 response.info, servedFrom: response.offset, requested: requested, fetch: id)
-            else { return [] }
+            else {
+                if inner.state.info != before { inner.dirty = true }
+                return []
+            }
             try persistEmptyVersion(&inner)
             return others.compactMap { inner.tasks[$0] }
         }
@@ -315,6 +335,7 @@ extension ResourceLoader {
             }
             let more = inner.state.didStore(range, fetch: id)
             inner.unflushedBytes += Int64(chunk.count)
+            inner.dirty = true
             return (more, inner.unflushedBytes >= policy.indexInterval)
         }
         if flushDue { flush() }

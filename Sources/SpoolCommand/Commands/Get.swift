@@ -26,6 +26,17 @@ struct Get: AsyncParsableCommand {
     func run() async throws {
         let url = try parseOriginURL(url)
         let cache = try cacheOptions.openCache(headers: try headers.fields())
+        do {
+            try await fetch(url, into: cache)
+            await cache.close()
+        } catch {
+            // What arrived before the failure stays cached and indexed.
+            await cache.close()
+            throw error
+        }
+    }
+
+    private func fetch(_ url: URL, into cache: SpoolCache) async throws {
         let info = try await cache.contentInfo(for: url)
         let requested = try range.map(RequestedRange.init) ?? RequestedRange(first: 0, last: nil)
         guard requested.first < info.length || (requested.first == 0 && info.length == 0) else {

@@ -17,6 +17,7 @@ struct Info: AsyncParsableCommand {
         let url = try parseOriginURL(url)
         let cache = try cacheOptions.openCache(headers: try headers.fields())
         let info = try await cache.contentInfo(for: url)
+        await cache.close()
         let entry = cache.entry(for: url)
         let cached = entry?.cachedRanges ?? ByteRangeSet()
         let percent = info.length == 0 ? 100 : Double(cached.byteCount) * 100 / Double(info.length)

@@ -1,0 +1,101 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+/// The `spool` command, run as a process against nginx and the test origin.
+final class CommandLineTests: XCTestCase {
+    func testGetFromNginxWritesAnIdenticalFileAndCachesIt() throws {
+        let nginx = try NginxFixture(test: self, length: 30 * 1024 * 1024, seed: 30, name: "movie.mp4")
+        let runner = try CommandRunner()
+        let output = nginx.root.appendingPathComponent("copy.mp4")
+        let first = try runner.run(["get", nginx.url.absoluteString, "-o", output.path, "--cache", nginx.cacheDirectory.path])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stderr.contains("progress: 100%"), "plain progress lines when not on a terminal: \(first.stderr)")
+        XCTAssertTrue(FileManager.default.contentsEqual(atPath: output.path, andPath: nginx.file.path), "the written file equals the original")
+        let requestsAfterFirst = try nginx.server.accessLog().count
+
+        try FileManager.default.removeItem(at: output)
+        let second = try runner.run(["get", nginx.url.absoluteString, "-o", output.path, "--cache", nginx.cacheDirectory.path])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(FileManager.default.contentsEqual(atPath: output.path, andPath: nginx.file.path))
+        XCTAssertEqual(try nginx.server.accessLog().count, requestsAfterFirst, "a second get causes no origin traffic")
+        XCTAssertTrue(second.stderr.contains("0 B from the origin"), second.stderr)
+    }
+
+    func testRangeInfoListRemoveAndClear() throws {
+        let fixture = try HTTPFixture(test: self, length: 1_000_000)
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
+        let part = fixture.directory.appendingPathComponent("part.bin")
+        let get = try runner.run(["get", fixture.url.absoluteString, "--range", "1000-1999", "-o", part.path])
+        XCTAssertEqual(get.status, 0, get.stderr)
+        XCTAssertEqual(try Data(contentsOf: part), fixture.bytes(1000..<2000))
+
+        let info = try runner.run(["info", fixture.url.absoluteString])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.stdout.contains("length:         1000000"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("audio/mpeg"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("1000-1999"), info.stdout)
+
+        let list = try runner.run(["ls"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.contains(fixture.url.absoluteString), list.stdout)
+        XCTAssertTrue(list.stdout.contains("0.1%"), list.stdout)
+
+        XCTAssertEqual(try runner.run(["rm", fixture.url.absoluteString]).status, 0)
+        XCTAssertEqual(try runner.run(["rm", fixture.url.absoluteString]).status, 1, "removing what is not cached fails")
+        XCTAssertTrue(try runner.run(["ls"]).stdout.contains("no cached resources"))
+
+        XCTAssertEqual(try runner.run(["get", fixture.url.absoluteString]).status, 0)
+        let clear = try runner.run(["clear"])
+        XCTAssertEqual(clear.status, 0)
+        XCTAssertTrue(clear.stdout.contains("removed 1 cached resource"), clear.stdout)
+    }
+
+    func testHeadersReachTheOriginAndStayOffDisk() throws {
+        let fixture = try HTTPFixture(test: self, length: 50_000)
+        let runner = try CommandRunner()
+        let result = try runner.run(["get", fixture.url.absoluteString, "-H", "Authorization: Bearer CLI-SECRET", "--cache", fixture.directory.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(fixture.origin.requests.allSatisfy { $0.headers["authorization"] == "Bearer CLI-SECRET" })
+        for file in filesUnder(fixture.directory) {
+            XCTAssertNil(try Data(contentsOf: file).range(of: Data("CLI-SECRET".utf8)))
+        }
+    }
+
+    func testFailuresExitOneWithOneLineAndUsageErrorsExitTwo() throws {
+        let fixture = try HTTPFixture(test: self, length: 1000)
+        let runner = try CommandRunner()
+        let cache = ["--cache", fixture.directory.path]
+        let missing = try runner.run(["get", fixture.origin.url(for: "/missing.mp3").absoluteString] + cache)
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("404"), missing.stderr)
+
+        for url in ["ftp://127.0.0.1/file.mp3", "file:///etc/passwd"] {
+            let result = try runner.run(["get", url] + cache)
+            XCTAssertEqual(result.status, 1, url)
+            XCTAssertTrue(result.stderr.contains("unsupported URL scheme"), result.stderr)
+        }
+        let closed = try TestOrigin()
+        let gone = closed.url(for: "/x.mp3").absoluteString
+        closed.stop()
+        let unreachable = try runner.run(["get", gone] + cache)
+        XCTAssertEqual(unreachable.status, 1)
+        XCTAssertEqual(unreachable.stderr.split(separator: "\n").count, 1, unreachable.stderr)
+
+        XCTAssertEqual(try runner.run(["get"]).status, 2)
+        XCTAssertEqual(try runner.run(["get", fixture.url.absoluteString, "--range", "9-1"] + cache).status, 2)
+        XCTAssertEqual(try runner.run(["get", fixture.url.absoluteString, "--range", "abc"] + cache).status, 2)
+        XCTAssertEqual(try runner.run(["get", fixture.url.absoluteString, "-H", "no colon"] + cache).status, 2)
+        XCTAssertEqual(try runner.run(["frobnicate"]).status, 2)
+        XCTAssertEqual(try runner.run(["--help"]).status, 0)
+    }
+
+    func testDemoRunsOfflineAndSecondPassIsFree() throws {
+        let result = try CommandRunner().run(["demo", "--size", "8388608"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("zero bytes from the origin"), result.stdout)
+    }
+}

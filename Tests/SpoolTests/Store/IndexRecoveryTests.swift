@@ -1,0 +1,59 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+/// A damaged or lying index loses cached data at worst; it never makes the cache serve wrong bytes.
+final class IndexRecoveryTests: XCTestCase {
+    private func indexFiles(_ directory: URL) -> [URL] {
+        filesUnder(directory.appendingPathComponent("index"))
+    }
+
+    func testGarbledIndexRecordIsIgnoredAndBytesAreFetchedAgain() async throws {
+        let fixture = try HTTPFixture(test: self, length: 600_000)
+        let cache = try fixture.makeCache()
+        _ = try await collect(cache.read(fixture.url))
+        await cache.close()
+        let records = indexFiles(fixture.directory)
+        XCTAssertEqual(records.count, 1)
+        try Data("{ not json".utf8).write(to: records[0])
+        fixture.origin.resetCounters()
+        let reopened = try fixture.makeCache()
+        XCTAssertNil(reopened.entry(for: fixture.url))
+        let data = try await collect(reopened.read(fixture.url))
+        XCTAssertEqual(data, fixture.bytes(0..<600_000))
+        XCTAssertEqual(fixture.origin.bodyBytesSent, 600_000)
+    }
+
+    func testClaimsBeyondTheDataFileAreNotBelieved() async throws {
+        let fixture = try HTTPFixture(test: self, length: 600_000)
+        let cache = try fixture.makeCache()
+        _ = try await collect(cache.read(fixture.url, from: 0, length: 300_000))
+        await cache.close()
+        // Simulate a crash that lost the data file's tail after the index was written.
+        let data = filesUnder(fixture.directory.appendingPathComponent("data"))
+        XCTAssertEqual(data.count, 1)
+        let handle = try FileHandle(forWritingTo: data[0])
+        try handle.truncate(atOffset: 100_000)
+        try handle.close()
+        let reopened = try fixture.makeCache()
+        XCTAssertEqual(reopened.entry(for: fixture.url)?.cachedRanges.ranges, [0..<100_000])
+        let all = try await collect(reopened.read(fixture.url))
+        XCTAssertEqual(all, fixture.bytes(0..<600_000))
+    }
+
+    func testIndexRecordIsWrittenAfterTheBytesAndSurvivesARestart() async throws {
+        let fixture = try HTTPFixture(test: self, length: 2_000_000)
+        do {
+            let cache = try fixture.makeCache()
+            _ = try await collect(cache.read(fixture.url, from: 500_000, length: 700_000))
+        }
+        fixture.origin.stop()
+        let reopened = try fixture.makeCache()
+        XCTAssertEqual(reopened.entry(for: fixture.url)?.cachedRanges.ranges, [500_000..<1_200_000])
+        let info = try await reopened.contentInfo(for: fixture.url)
+        XCTAssertEqual(info.length, 2_000_000)
+        let again = try await collect(reopened.read(fixture.url, from: 600_000, length: 100_000))
+        XCTAssertEqual(again, fixture.bytes(600_000..<700_000))
+    }
+}

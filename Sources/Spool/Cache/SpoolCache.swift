@@ -17,6 +17,7 @@ public final class SpoolCache: Sendable {
     public let configuration: SpoolConfiguration
     private let store: DiskStore
     private let loaders = LockedBox<[String: ResourceLoader]>([:])
+    private let gate = PlaybackGate()
 
     /// Opens (creating if needed) the cache in `configuration.directory`.
     public init(configuration: SpoolConfiguration = SpoolConfiguration()) throws {
@@ -29,20 +30,25 @@ public final class SpoolCache: Sendable {
         read(Resource(url: url), from: offset, length: length)
     }
 
-    /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end.
-    public func read(_ resource: Resource, from offset: Int64 = 0, length: Int64? = nil) -> ByteStream {
+    /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end. A `.prefetch` read
+    /// starts no origin request while a `.playback` read of this cache waits for origin bytes.
+    public func read(
+        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback
+    ) -> ByteStream {
         let loader = acquire(resource)
-        return ByteStream(loader: loader, offset: offset, length: length) { [weak self] loader in
+        return ByteStream(loader: loader, offset: offset, length: length, priority: priority, gate: gate) { [weak self] loader in
             self?.release(loader) ?? loader.close()
         }
     }
 
-    /// Reads `length` bytes (or to the end) of `resource` into the cache without delivering them; returns
-    /// the number of bytes read.
+    /// Caches `length` bytes (or to the end) of `resource` from `offset` without delivering them, giving way
+    /// to playback reads; shares origin requests with any read of the same bytes. Returns the bytes covered.
     @discardableResult
     public func prefetch(_ resource: Resource, from offset: Int64 = 0, length: Int64? = nil) async throws -> Int64 {
         var count: Int64 = 0
-        for try await chunk in read(resource, from: offset, length: length) { count += Int64(chunk.count) }
+        for try await chunk in read(resource, from: offset, length: length, priority: .prefetch) {
+            count += Int64(chunk.count)
+        }
         return count
     }
 

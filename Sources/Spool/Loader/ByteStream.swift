@@ -14,18 +14,26 @@ public struct ByteStream: AsyncSequence, Sendable {
     private let loader: ResourceLoader
     private let offset: Int64
     private let length: Int64?
+    private let priority: ReadPriority
+    private let gate: PlaybackGate
     private let release: @Sendable (ResourceLoader) -> Void
 
-    init(loader: ResourceLoader, offset: Int64, length: Int64?, release: @escaping @Sendable (ResourceLoader) -> Void) {
+    init(
+        loader: ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority, gate: PlaybackGate,
+        release: @escaping @Sendable (ResourceLoader) -> Void
+    ) {
         self.loader = loader
         self.offset = offset
         self.length = length
+        self.priority = priority
+        self.gate = gate
         self.release = release
     }
 
     /// Starts iterating.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(session: ReadSession(loader: loader, offset: offset, length: length, release: release))
+        Iterator(session: ReadSession(
+            loader: loader, offset: offset, length: length, priority: priority, gate: gate, release: release))
     }
 
     /// Produces the chunks of a `ByteStream`.
@@ -44,16 +52,23 @@ private final class ReadSession: @unchecked Sendable {
     private let loader: ResourceLoader
     private let offset: Int64
     private let length: Int64?
+    private let priority: ReadPriority
+    private let gate: PlaybackGate
     private let release: @Sendable (ResourceLoader) -> Void
     // Only touched by the task iterating, one `next()` at a time, as AsyncIteratorProtocol requires.
     private var reader: Int?
     private var position: Int64
     private var done = false
 
-    init(loader: ResourceLoader, offset: Int64, length: Int64?, release: @escaping @Sendable (ResourceLoader) -> Void) {
+    init(
+        loader: ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority, gate: PlaybackGate,
+        release: @escaping @Sendable (ResourceLoader) -> Void
+    ) {
         self.loader = loader
         self.offset = offset
         self.length = length
+        self.priority = priority
+        self.gate = gate
         self.release = release
         self.position = offset
         loader.retain()
@@ -74,7 +89,7 @@ private final class ReadSession: @unchecked Sendable {
                 }
                 reader = loader.addReader(requestedEnd: length.map { offset + min($0, Int64.max - offset) })
             }
-            guard let chunk = try await loader.nextChunk(reader: reader!, position: position) else {
+            guard let chunk = try await loader.nextChunk(reader: reader!, position: position, priority: priority, gate: gate) else {
                 finish()
                 return nil
             }

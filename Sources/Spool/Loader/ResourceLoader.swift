@@ -144,10 +144,15 @@ final class ResourceLoader: Sendable {
         flush()
     }
 
-    /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end.
-    func nextChunk(reader id: Int, position: Int64) async throws -> Data? {
+    /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end. A
+    /// prefetch read starts no origin request while `gate` says a playback read waits.
+    func nextChunk(reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate) async throws -> Data? {
         while true {
             try Task.checkCancellation()
+            if priority == .prefetch, !inner.withLock({ $0.state.stored.contains(position) }) {
+                await gate.waitForPlayback()
+                try Task.checkCancellation()
+            }
             let (step, seen) = inner.withLock { inner in
                 let step = inner.state.step(reader: id, position: position)
                 if case .wait(let starts) = step {
@@ -171,7 +176,9 @@ final class ResourceLoader: Sendable {
                 }
                 if valid { return data }
             case .wait:
+                if priority == .playback { gate.playbackWaits() }
                 await waitForChange(reader: id, seen: seen)
+                if priority == .playback { gate.playbackResumed() }
             }
         }
     }

@@ -115,3 +115,34 @@ final class CustomOriginTests: XCTestCase {
         }
     }
 }
+
+/// Prefetching shares downloads with playback and gives way to it.
+final class PrefetchTests: XCTestCase {
+    func testPrefetchWaitsWhilePlaybackWaitsForTheOrigin() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let playing = SDKOrigin(content: randomBytes(count: 1_000_000, seed: 8))
+        playing.chunkDelay = .milliseconds(5)
+        let next = SDKOrigin(content: randomBytes(count: 1_000_000, seed: 9))
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: playing))
+        let current = Resource(url: URL(string: "sdk:/current.mp3")!, origin: playing)
+        let upcoming = Resource(url: URL(string: "sdk:/next.mp3")!, origin: next)
+        _ = try await cache.contentInfo(for: upcoming)
+
+        let playback = Task { try await collect(cache.read(current)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let prefetch = Task { try await cache.prefetch(upcoming, length: 300_000) }
+        try await Task.sleep(for: .milliseconds(100))
+        XCTAssertEqual(next.statistics.reads, 0, "no prefetch request while playback waits for bytes")
+        let played = try await playback.value
+        XCTAssertEqual(played.count, 1_000_000)
+        let prefetched = try await prefetch.value
+        XCTAssertEqual(prefetched, 300_000)
+        XCTAssertEqual(next.statistics.bytesServed, 300_000)
+
+        // Playback of what was prefetched costs nothing more.
+        let start = try await collect(cache.read(upcoming, from: 0, length: 300_000))
+        XCTAssertEqual(start.count, 300_000)
+        XCTAssertEqual(next.statistics.bytesServed, 300_000)
+    }
+}

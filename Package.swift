@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12)],
     products: [
         .library(name: "Spool", targets: ["Spool"]),
+        .library(name: "SpoolAVFoundation", targets: ["SpoolAVFoundation"]),
         .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
         .executable(name: "spool", targets: ["SpoolCommand"]),
     ],
@@ -19,18 +20,40 @@ let package = Package(
             name: "Spool",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
+        // AVPlayer integration. On Apple platforms it uses AVFoundation; on Linux the same source compiles
+        // against AVFoundationStandIn, so it is built and tested here.
+        .target(
+            name: "SpoolAVFoundation",
+            dependencies: [
+                "Spool",
+                .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        // Linux only in use: the AVFoundation surface the adapter needs, and a player simulator driving it
+        // the way AVPlayer does.
+        .target(name: "AVFoundationStandIn"),
         // A real HTTP origin on 127.0.0.1 for tests, benchmarks and `spool demo`.
         .target(name: "SpoolTesting"),
         .executableTarget(
             name: "SpoolCommand",
             dependencies: [
                 "Spool",
+                "SpoolAVFoundation",
                 "SpoolTesting",
+                .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTesting"]),
         .testTarget(name: "SpoolTestingTests", dependencies: ["SpoolTesting"]),
+        .testTarget(
+            name: "SpoolAVFoundationTests",
+            dependencies: [
+                "Spool", "SpoolAVFoundation", "SpoolTesting",
+                .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        .testTarget(name: "AVFoundationStandInTests", dependencies: ["AVFoundationStandIn"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,8 +12,8 @@ struct LoaderState {
     struct Reader {
         /// Where the read ends, exclusive; `nil` for the resource's end.
         var requestedEnd: Int64?
-        /// The size of the last piece this reader opened; the next is twice as large.
-        var lastPieceSize: Int64 = 0
+        /// Where the reader started, so that its pieces can follow what it has consumed.
+        var start: Int64?
         /// The version of the bytes it has delivered, once it has delivered any.
         var generation: Int?
         /// Why a request it waited on failed.
@@ -94,18 +94,21 @@ struct LoaderState {
         }
         if let failure = reader.failure { return .fail(failure) }
 
+        if readers[id]!.start == nil { readers[id]!.start = position }
+        let piece = policy.pieceSize(afterConsuming: position - readers[id]!.start!)
         var started: [(id: Int, range: Range<Int64>)] = []
-        var cursor = coverGap(at: position, end: end, reader: id, started: &started)
-        // Keep the next piece requested before the current one ends: look half a piece ahead.
+        var cursor = coverGap(at: position, end: end, reader: id, piece: piece, started: &started)
+        // Keep the next piece requested before the current one ends, even when a whole piece arrives in
+        // one network chunk: the requests reach a piece and a half beyond the reader.
         if info.acceptsRanges {
-            let horizon = min(end, position + max(readers[id]!.lastPieceSize / 2, policy.initialPieceSize / 4))
+            let horizon = min(end, position + piece + piece / 2)
             var steps = 0
             while cursor < horizon, steps < 8 {
                 steps += 1
                 if let present = stored.range(containing: cursor) {
                     cursor = present.upperBound
                 } else {
-                    cursor = coverGap(at: cursor, end: end, reader: id, started: &started)
+                    cursor = coverGap(at: cursor, end: end, reader: id, piece: piece, started: &started)
                 }
             }
         }
@@ -115,7 +118,7 @@ struct LoaderState {
     /// Makes sure a request will deliver the byte at `offset` soon: joins a request about to reach it,
     /// cuts one that would reach it late, or opens a new one. Returns the end of the request that covers it.
     private mutating func coverGap(
-        at offset: Int64, end: Int64, reader: Int, started: inout [(id: Int, range: Range<Int64>)]
+        at offset: Int64, end: Int64, reader: Int, piece: Int64, started: inout [(id: Int, range: Range<Int64>)]
     ) -> Int64 {
         if let (fetchID, fetch) = fetches.first(where: { $0.value.position <= offset && offset < $0.value.end }) {
             if offset - fetch.position <= policy.joinDistance {
@@ -132,12 +135,9 @@ struct LoaderState {
         let claimed = nextClaimedOffset(after: offset) ?? end
         var upper = min(end, claimed)
         if info?.acceptsRanges ?? true {
-            // Pieces grow while the reader keeps going; an origin without ranges restarts from 0 on every
-            // request, so it gets one request for the whole gap.
-            let last = readers[reader]!.lastPieceSize
-            let size = last == 0 ? policy.initialPieceSize : min(last * 2, policy.maximumPieceSize)
-            readers[reader]!.lastPieceSize = size
-            upper = min(upper, offset + size)
+            // An origin without ranges restarts from 0 on every request, so it gets one request for the
+            // whole gap instead of pieces.
+            upper = min(upper, offset + piece)
         }
         let id = makeID()
         fetches[id] = Fetch(position: offset, end: upper, interested: [reader])

@@ -17,14 +17,16 @@ struct NginxConfig {
 
     var text: String {
         let dir = prefix.path
-        // As root nginx would otherwise switch to "nobody", which may not be able to read the
-        // served directory; without a master process it never switches, but say so anyway.
+        // A master process is required, not just tidy: a child spawned from a Swift
+        // concurrency thread inherits a mask blocking SIGTERM, and only nginx's master
+        // (sigsuspend) and workers (which reset the mask) will still receive it.
+        // As root the workers would otherwise switch to "nobody", who may not be able to read
+        // the served directory.
         let user = geteuid() == 0 ? "user root;\n" : ""
         let mimeTypes = FileManager.default.fileExists(atPath: "/etc/nginx/mime.types")
             ? "    include /etc/nginx/mime.types;\n" : ""
         return """
         \(user)worker_processes 1;
-        master_process off;
         pid \(dir)/nginx.pid;
         error_log \(errorLog.path) warn;
         events {

@@ -42,7 +42,10 @@ final class MisbehavingOriginTests: XCTestCase {
         XCTAssertEqual(data.count, 0)
         XCTAssertEqual(error as? SpoolError, .httpStatus(503))
         XCTAssertEqual(cache.entry(for: fixture.url)?.cachedBytes, 0, "an error body is never cached")
-        XCTAssertEqual(fixture.origin.requests.filter { $0.method == "GET" }.count, 1 + fastRetries.retryLimit)
+        // Each piece in flight (at most two) is tried 1 + retryLimit times, then the error is final.
+        let gets = fixture.origin.requests.filter { $0.method == "GET" }.count
+        XCTAssertGreaterThanOrEqual(gets, 1 + fastRetries.retryLimit)
+        XCTAssertLessThanOrEqual(gets, 2 * (1 + fastRetries.retryLimit))
         try await assertCacheConsistent(fixture)
     }
 
@@ -124,7 +127,8 @@ final class MisbehavingOriginTests: XCTestCase {
         }
         let duration = Date().timeIntervalSince(start)
         XCTAssertEqual(total, 600_000)
-        XCTAssertGreaterThan(duration, 1.0, "the throttle held")
+        // The throttle is per connection and two pieces run at once: at most 800 KB/s together.
+        XCTAssertGreaterThan(duration, 0.6, "the throttle held")
         XCTAssertLessThan(firstChunkAfter ?? 99, duration / 3, "bytes are handed over as they arrive, not when a piece completes")
     }
 }

@@ -1,0 +1,60 @@
+#if canImport(AVFoundation)
+import AVFoundation
+#else
+import AVFoundationStandIn
+#endif
+import Foundation
+import Spool
+
+/// An `AVURLAsset` that plays through Spool: what the player streams is cached on disk, and what is cached
+/// plays without traffic, offline included.
+///
+/// ```swift
+/// let asset = SpoolAsset(url: trackURL, cache: cache, headers: ["Authorization": "Bearer \(token)"])
+/// player.replaceCurrentItem(with: AVPlayerItem(asset: asset))
+/// ```
+///
+/// The asset owns its resource loader delegate (AVFoundation holds delegates weakly).
+public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
+    /// The URL the bytes come from (the asset's own `url` carries the rewritten scheme).
+    public let originalURL: URL
+    /// The cache the asset reads through.
+    public let cache: SpoolCache
+    /// The resource as the engine sees it: original URL, origin, cache key.
+    public let resource: Resource
+    private let loaderDelegate: SpoolResourceLoaderDelegate
+
+    /// An asset for `url` read through `cache`. `headers` go with every origin request (and are never
+    /// stored); `origin` replaces the cache's origin for this asset (a cloud SDK, say); `cacheKey` replaces
+    /// the key derived from the URL (for URLs whose host or signature rotates).
+    public init(
+        url: URL,
+        cache: SpoolCache,
+        headers: [String: String] = [:],
+        origin: (any Origin)? = nil,
+        cacheKey: String? = nil,
+        options: [String: Any]? = nil
+    ) {
+        originalURL = url
+        self.cache = cache
+        let origin = origin ?? (headers.isEmpty ? nil : HTTPOrigin(modifier: .headers(headers)))
+        resource = Resource(url: url, origin: origin, cacheKey: cacheKey)
+        loaderDelegate = SpoolResourceLoaderDelegate(cache: cache, resource: resource)
+        super.init(url: SpoolURLScheme.wrap(url) ?? url, options: options)
+        resourceLoader.setDelegate(loaderDelegate, queue: loaderDelegate.queue)
+    }
+
+    /// Stops loading, including the requests AVFoundation itself does not cancel (an item that left an
+    /// `AVQueuePlayer`).
+    public override func cancelLoading() {
+        super.cancelLoading()
+        let delegate = loaderDelegate
+        delegate.queue.async { delegate.cancelAll() }
+    }
+
+    /// Caches the first `length` bytes (or `range`) ahead of playback, sharing downloads with it.
+    @discardableResult
+    public func prefetch(from offset: Int64 = 0, length: Int64) async throws -> Int64 {
+        try await cache.prefetch(resource, from: offset, length: length)
+    }
+}

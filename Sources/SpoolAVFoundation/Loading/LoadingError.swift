@@ -1,0 +1,24 @@
+import Foundation
+import Spool
+
+/// Turns engine failures into the `NSURLErrorDomain` errors AVFoundation and app code know how to treat.
+enum LoadingError {
+    static func nsError(for error: any Error) -> NSError {
+        let code: Int
+        let reason: String
+        switch error as? SpoolError {
+        case .unsupportedScheme?: (code, reason) = (NSURLErrorUnsupportedURL, "\(error)")
+        case .httpStatus(let status)?: (code, reason) = (status == 404 || status == 410 ? NSURLErrorFileDoesNotExist : NSURLErrorBadServerResponse, "\(error)")
+        case .network?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
+        case .truncatedBody?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
+        case .invalidResponse?, .rangeNotSatisfiable?: (code, reason) = (NSURLErrorBadServerResponse, "\(error)")
+        case .resourceChanged?: (code, reason) = (NSURLErrorResourceUnavailable, "\(error)")
+        case .notCached?: (code, reason) = (NSURLErrorNotConnectedToInternet, "\(error)")
+        case .storage?: (code, reason) = (NSURLErrorCannotWriteToFile, "\(error)")
+        case nil:
+            if error is CancellationError { (code, reason) = (NSURLErrorCancelled, "cancelled") }
+            else { (code, reason) = (NSURLErrorUnknown, "\(error)") }
+        }
+        return NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: reason])
+    }
+}

@@ -1,0 +1,69 @@
+import AVFoundationStandIn
+import Foundation
+
+/// A resource-loader delegate that serves `TestResource` bytes in 64 KiB chunks on its queue, the way
+/// a correct adapter does: it answers the content information, responds from `currentOffset` as bytes
+/// "arrive", stops at a cancel and finishes exactly once. Each `Fault` breaks one rule on purpose.
+final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked Sendable {
+    enum Fault: Equatable {
+        case none, mimeType, finishTwice, respondAfterCancel, wrongByte(at: Int64), neverFinish, finishToEndEarly, respondOffQueue
+    }
+
+    /// Requests cross into dispatch blocks; the stand-in keeps its classes non-Sendable, like Apple's.
+    struct Box: @unchecked Sendable { let request: AVAssetResourceLoadingRequest }
+
+    let queue = DispatchQueue(label: "MemoryDelegate")
+    let length: Int64
+    let fault: Fault
+    let contentType: String
+    private let chunk: Int64 = 64 * 1024
+
+    init(length: Int64, fault: Fault = .none, contentType: String = "public.mpeg-4") {
+        self.length = length
+        self.fault = fault
+        self.contentType = contentType
+    }
+
+    func resourceLoader(_ resourceLoader: AVAssetResourceLoader,
+                        shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest) -> Bool {
+        if let info = loadingRequest.contentInformationRequest {
+            info.contentType = fault == .mimeType ? "video/mp4" : contentType
+            info.contentLength = length
+            info.isByteRangeAccessSupported = true
+        }
+        if let data = loadingRequest.dataRequest {
+            send(Box(request: loadingRequest), from: data.requestedOffset)
+        } else {
+            finish(loadingRequest)
+        }
+        return true
+    }
+
+    func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
+        // Nothing to stop: the next chunk checks `isCancelled` on this same queue.
+    }
+
+    private func send(_ box: Box, from offset: Int64) {
+        (fault == .respondOffQueue ? DispatchQueue.global() : queue).async { [self] in
+            let request = box.request
+            guard let dataRequest = request.dataRequest, fault == .respondAfterCancel || !request.isCancelled else { return }
+            let end = dataRequest.requestsAllDataToEndOfResource
+                ? length : min(length, dataRequest.requestedOffset + Int64(dataRequest.requestedLength))
+            guard offset < end else { return finish(request) }
+            let upper = min(end, offset + chunk)
+            var bytes = TestResource.bytes(offset..<upper)
+            if case let .wrongByte(at) = fault, (offset..<upper).contains(at) {
+                bytes[Int(at - offset)] ^= 0xFF
+            }
+            dataRequest.respond(with: bytes)
+            if fault == .finishToEndEarly, dataRequest.requestsAllDataToEndOfResource { return finish(request) }
+            send(box, from: upper)
+        }
+    }
+
+    private func finish(_ request: AVAssetResourceLoadingRequest) {
+        guard fault != .neverFinish else { return }
+        request.finishLoading()
+        if fault == .finishTwice { request.finishLoading() }
+    }
+}

@@ -93,6 +93,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try runner.run(["--help"]).status, 0)
     }
 
+    func testSimulateReplaysEveryRecordedTrace() throws {
+        let traces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("shared/avplayer-traces/traces.jsonl")
+        let runner = try CommandRunner()
+        let result = try runner.run(["simulate", "--trace", traces.path, "--size", "2000000"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("9 passed, 0 failed"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("first byte"), result.stdout)
+
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).jsonl")
+        try Data("{\"id\": \"x\"}\nnot json\n".utf8).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        let bad = try runner.run(["simulate", "--trace", garbage.path])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("cannot read traces"), bad.stderr)
+    }
+
     func testDemoRunsOfflineAndSecondPassIsFree() throws {
         let result = try CommandRunner().run(["demo", "--size", "8388608"])
         XCTAssertEqual(result.status, 0, result.stderr)

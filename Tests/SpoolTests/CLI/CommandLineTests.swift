@@ -98,10 +98,16 @@ final class CommandLineTests: XCTestCase {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("shared/avplayer-traces/traces.jsonl")
         let runner = try CommandRunner()
-        let result = try runner.run(["simulate", "--trace", traces.path, "--size", "2000000"])
+        let result = try runner.run(["simulate", "--trace", traces.path])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("9 passed, 0 failed"), result.stdout)
         XCTAssertTrue(result.stdout.contains("first byte"), result.stdout)
+
+        // A resource too small for a trace that seeks to 26 MB: that trace fails, and so does the command.
+        let small = try runner.run(["simulate", "--trace", traces.path, "--size", "2000000"])
+        XCTAssertEqual(small.status, 1, small.stdout)
+        XCTAssertTrue(small.stdout.contains("8 passed, 1 failed"), small.stdout)
+        XCTAssertTrue(small.stdout.contains("FAIL local-cache-player-offline-replay-retries"), small.stdout)
 
         let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).jsonl")
         try Data("{\"id\": \"x\"}\nnot json\n".utf8).write(to: garbage)

@@ -2,6 +2,10 @@ import Foundation
 
 /// Stand-in for AVFoundation's `AVPlayerItem`: an asset placed in a player.
 open class AVPlayerItem: NSObject {
+    /// Posted (object: the item) when the item has played to its end, as AVFoundation does; the simulator
+    /// posts it when an item finishes in a queue.
+    public static let didPlayToEndTimeNotification = Notification.Name("AVPlayerItemDidPlayToEndTimeNotification")
+
     /// The asset this item plays.
     public let asset: AVAsset
 

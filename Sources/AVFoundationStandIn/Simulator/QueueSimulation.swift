@@ -57,6 +57,9 @@ public final class QueueSimulation: @unchecked Sendable {
             let (played, prebuffered) = await (playing, prebuffering)
             reports[index].merge(played)
             if let prebuffered { reports[index + 1].merge(prebuffered) }
+            // As in AVFoundation: the item announces its end, and the queue moves on without cancelling
+            // any of its loading requests.
+            NotificationCenter.default.post(name: AVPlayerItem.didPlayToEndTimeNotification, object: playerItems[index])
             player.advanceToNextItem()
             reports[index].merge(advanceCheck(index))
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the engine sizes and retries its origin requests.
 ///
 /// A read asks for bytes in bounded pieces whose size follows what the reader has consumed: 6 % of it by
@@ -17,8 +19,9 @@ public struct FetchPolicy: Sendable, Hashable {
     public var joinDistance: Int64
     /// How many times a failed request is tried again in a row without receiving a byte.
     public var retryLimit: Int
-    /// The wait before the first retry; it doubles with each further one.
-    public var retryDelay: Duration
+    /// The wait before the first retry, in seconds; it doubles with each further one. (Seconds rather than
+    /// `Duration`, which iOS 15 lacks.)
+    public var retryDelay: TimeInterval
     /// New bytes after which the index is brought up to date during a long request.
     public var indexInterval: Int64
     /// The largest chunk a reader returns at once from disk.
@@ -37,7 +40,7 @@ public struct FetchPolicy: Sendable, Hashable {
         readAheadRatio: Double = 0.06,
         joinDistance: Int64 = 1024 * 1024,
         retryLimit: Int = 3,
-        retryDelay: Duration = .milliseconds(100),
+        retryDelay: TimeInterval = 0.1,
         indexInterval: Int64 = 4 * 1024 * 1024,
         readChunkSize: Int = 256 * 1024
     ) {

@@ -37,7 +37,7 @@ final class PlaybackGate: Sendable {
                 return quietPeriod - Date().timeIntervalSince(state.lastPlaybackWait)
             }
             if remaining <= 0 { return }
-            try? await Task.sleep(for: .milliseconds(Int(min(remaining, 0.05) * 1000) + 1))
+            try? await Task.sleep(nanoseconds: UInt64(min(remaining, 0.05) * 1_000_000_000) + 1_000_000)
         }
     }
 }

@@ -278,8 +278,8 @@ extension ResourceLoader {
                 guard (error as? SpoolError)?.isTransient == true, failuresInARow <= policy.retryLimit else {
                     return finishFetch(id, failure: error)
                 }
-                let delay = policy.retryDelay * (1 << (failuresInARow - 1))
-                do { try await Task.sleep(for: delay) } catch { return finishFetch(id, failure: nil) }
+                let delay = policy.retryDelay * Double(1 << (failuresInARow - 1))
+                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { return finishFetch(id, failure: nil) }
             }
         }
     }

@@ -42,11 +42,11 @@ public final class QueueLoadingCanceller: @unchecked Sendable {
     public func queueDidChange() {
         guard let player else { return }
         let current = player.items()
-        let departed = lock.withLock { () -> [AVPlayerItem] in
-            let left = known.filter { item in !current.contains { $0 === item } }
-            known = current
-            return left
-        }
+        // NSLock.withLock needs iOS 16; the package supports iOS 15.
+        lock.lock()
+        let departed = known.filter { item in !current.contains { $0 === item } }
+        known = current
+        lock.unlock()
         for item in departed { item.asset.cancelLoading() }
     }
 
@@ -69,11 +69,11 @@ public final class QueueLoadingCanceller: @unchecked Sendable {
     }
 
     private func itemEnded(_ item: AVPlayerItem) {
-        let wasQueued = lock.withLock { () -> Bool in
-            guard let index = known.firstIndex(where: { $0 === item }) else { return false }
-            known.remove(at: index)
-            return true
-        }
+        lock.lock()
+        let index = known.firstIndex { $0 === item }
+        if let index { known.remove(at: index) }
+        lock.unlock()
+        let wasQueued = index != nil
         if wasQueued { item.asset.cancelLoading() }
     }
 }

@@ -6,7 +6,7 @@ import XCTest
 /// Each way an origin can misbehave gives the reader correct bytes or a clear error, and leaves the cache
 /// holding only correct bytes.
 final class MisbehavingOriginTests: XCTestCase {
-    private let fastRetries = FetchPolicy(retryDelay: .milliseconds(10))
+    private let fastRetries = FetchPolicy(retryDelay: 0.01)
 
     /// After a failure: with the origin behaving again, a full read is correct.
     private func assertCacheConsistent(_ fixture: HTTPFixture, file: StaticString = #filePath, line: UInt = #line) async throws {

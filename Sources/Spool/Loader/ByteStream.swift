@@ -11,12 +11,12 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// A chunk of bytes.
     public typealias Element = Data
 
-    private let loader: ResourceLoader
-    private let offset: Int64
-    private let length: Int64?
-    private let priority: ReadPriority
-    private let gate: PlaybackGate
-    private let release: @Sendable (ResourceLoader) -> Void
+    fileprivate let loader: ResourceLoader
+    fileprivate let offset: Int64
+    fileprivate let length: Int64?
+    fileprivate let priority: ReadPriority
+    fileprivate let gate: PlaybackGate
+    fileprivate let release: @Sendable (ResourceLoader) -> Void
 
     init(
         loader: ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority, gate: PlaybackGate,
@@ -32,8 +32,7 @@ public struct ByteStream: AsyncSequence, Sendable {
 
     /// Starts iterating.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(session: ReadSession(
-            loader: loader, offset: offset, length: length, priority: priority, gate: gate, release: release))
+        Iterator(session: ReadSession(self))
     }
 
     /// Produces the chunks of a `ByteStream`.
@@ -49,34 +48,22 @@ public struct ByteStream: AsyncSequence, Sendable {
 
 /// One iteration of a `ByteStream`: registers as a reader on first use, unregisters when done or dropped.
 private final class ReadSession: @unchecked Sendable {
-    private let loader: ResourceLoader
-    private let offset: Int64
-    private let length: Int64?
-    private let priority: ReadPriority
-    private let gate: PlaybackGate
-    private let release: @Sendable (ResourceLoader) -> Void
+    private let stream: ByteStream
+    private var loader: ResourceLoader { stream.loader }
     // Only touched by the task iterating, one `next()` at a time, as AsyncIteratorProtocol requires.
     private var reader: Int?
     private var position: Int64
     private var done = false
 
-    init(
-        loader: ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority, gate: PlaybackGate,
-        release: @escaping @Sendable (ResourceLoader) -> Void
-    ) {
-        self.loader = loader
-        self.offset = offset
-        self.length = length
-        self.priority = priority
-        self.gate = gate
-        self.release = release
-        self.position = offset
-        loader.retain()
+    init(_ stream: ByteStream) {
+        self.stream = stream
+        position = stream.offset
+        stream.loader.retain()
     }
 
     deinit {
         finish()
-        release(loader)
+        stream.release(loader)
     }
 
     func next() async throws -> Data? {
@@ -84,12 +71,13 @@ private final class ReadSession: @unchecked Sendable {
         do {
             if reader == nil {
                 let info = try await loader.contentInfo()
-                guard offset >= 0, offset <= info.length, (length ?? 0) >= 0 else {
+                let offset = stream.offset
+                guard offset >= 0, offset <= info.length, (stream.length ?? 0) >= 0 else {
                     throw SpoolError.rangeNotSatisfiable(requested: offset, length: info.length)
                 }
-                reader = loader.addReader(requestedEnd: length.map { offset + min($0, Int64.max - offset) })
+                reader = loader.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
             }
-            guard let chunk = try await loader.nextChunk(reader: reader!, position: position, priority: priority, gate: gate) else {
+            guard let chunk = try await loader.nextChunk(reader: reader!, position: position, priority: stream.priority, gate: stream.gate) else {
                 finish()
                 return nil
             }

@@ -85,7 +85,8 @@ public final class SpoolCache: Sendable {
         store.keys().compactMap(entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
     }
 
-    /// Deletes the entry of `resource`; readers of it in this process refetch what they need.
+    /// Deletes the entry of `resource`. Reads of it in progress in this process end with an error; later
+    /// reads fetch it anew.
     public func remove(_ resource: Resource) {
         let key = key(for: resource)
         loaders.withLock { $0[key] }?.removeAll()

@@ -47,8 +47,6 @@ struct LoaderState {
         self.stored = stored
     }
 
-    var isIdle: Bool { fetches.isEmpty && readers.isEmpty }
-
     mutating func makeID() -> Int {
         defer { nextID += 1 }
         return nextID

@@ -20,6 +20,9 @@ final class ResourceLoader: Sendable {
         var dirty = false
         var users = 0
 
+        /// No user and nothing running: the loader may be closed.
+        var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
+
         mutating func openFile(_ store: DiskStore, key: String) throws -> EntryFile {
             if let file { return file }
             let opened = try store.openFile(key: key)
@@ -65,12 +68,12 @@ final class ResourceLoader: Sendable {
     func release() -> Bool {
         inner.withLock { inner in
             inner.users -= 1
-            return inner.users == 0 && inner.tasks.isEmpty && inner.infoTask == nil
+            return inner.isIdle
         }
     }
 
     var isIdle: Bool {
-        inner.withLock { $0.users == 0 && $0.tasks.isEmpty && $0.infoTask == nil }
+        inner.withLock { $0.isIdle }
     }
 
     /// Writes the index record and closes the data file. Only for an idle loader.
@@ -227,15 +230,9 @@ final class ResourceLoader: Sendable {
         try? store.save(record, key: key)
     }
 
-    /// Drops every stored byte, for `spool rm` on a resource in use.
+    /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
     func removeAll() {
-        let cancelled = inner.withLock { inner in
-            let ids = inner.state.dropVersion()
-            inner.dirty = false
-            return ids.compactMap { inner.tasks[$0] }
-        }
-        for task in cancelled { task.cancel() }
-        notifyReaders()
+        dropStoredVersion(exceptFetch: nil)
     }
 }
 
@@ -301,7 +298,7 @@ extension ResourceLoader {
         notifyReaders()
     }
 
-    private func dropStoredVersion(exceptFetch id: Int) {
+    private func dropStoredVersion(exceptFetch id: Int?) {
         let cancelled = inner.withLock { inner in
             let ids = inner.state.dropVersion()
             try? persistEmptyVersion(&inner)
@@ -356,7 +353,7 @@ extension ResourceLoader {
         flush()
         let idle = inner.withLock { inner in
             inner.tasks[id] = nil
-            return inner.users == 0 && inner.tasks.isEmpty && inner.infoTask == nil
+            return inner.isIdle
         }
         notifyReaders()
         if idle { onIdle(self) }

@@ -21,13 +21,6 @@ final class EntryFile: @unchecked Sendable {
         close()
     }
 
-    /// The file's size in bytes (holes included).
-    func size() throws -> Int64 {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw SpoolError.storage("fstat: \(Self.errnoText())") }
-        return Int64(status.st_size)
-    }
-
     /// Writes all of `data` at `offset`.
     func write(_ data: Data, at offset: Int64) throws {
         try data.withUnsafeBytes { buffer in

@@ -80,6 +80,14 @@ public final class SpoolCache: Sendable {
         entry(for: Resource(url: url))
     }
 
+    /// The bytes of `resource` on disk now: from the reader in progress if there is one (no index write),
+    /// else from the index.
+    public func cachedRanges(for resource: Resource) -> ByteRangeSet {
+        let key = key(for: resource)
+        if let loader = loaders.withLock({ $0[key] }) { return loader.storedRanges }
+        return store.record(key: key)?.ranges ?? ByteRangeSet()
+    }
+
     /// Every entry, most recently used first.
     public func entries() -> [CacheEntry] {
         store.keys().compactMap(entry(key:)).sorted { $0.lastAccess > $1.lastAccess }

@@ -37,7 +37,7 @@ final class LoadingRequestHandler: @unchecked Sendable {
             do {
                 if wantsInformation {
                     let info = try await cache.contentInfo(for: resource)
-                    let fullyCached = cache.entry(for: resource)?.cachedBytes == info.length
+                    let fullyCached = cache.cachedRanges(for: resource).byteCount == info.length
                     let type = UniformTypeMapping.uniformType(mimeType: info.mimeType, url: resource.url)
                     guard await onQueue({ request in
                         guard let information = request.contentInformationRequest else { return }

@@ -44,7 +44,7 @@ struct Get: AsyncParsableCommand {
         }
         let end = min(info.length, requested.last.map { $0 + 1 } ?? info.length)
         let wanted = requested.first..<end
-        let cachedBefore = cache.entry(for: url)?.cachedRanges.intersection(wanted).reduce(0) { $0 + $1.count } ?? 0
+        let cachedBefore = cache.cachedRanges(for: Resource(url: url)).intersection(wanted).reduce(0) { $0 + $1.count }
 
         let sink = try OutputSink(path: output)
         var progress = ProgressReporter(total: Int64(wanted.count))

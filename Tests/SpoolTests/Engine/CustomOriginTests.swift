@@ -146,3 +146,23 @@ final class PrefetchTests: XCTestCase {
         XCTAssertEqual(next.statistics.bytesServed, 300_000)
     }
 }
+
+final class CachedRangesTests: XCTestCase {
+    func testCachedRangesAgreeWithTheIndexWhileActiveAndAfterwards() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let origin = SDKOrigin(content: randomBytes(count: 500_000, seed: 12))
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
+        let resource = Resource(url: URL(string: "sdk:/ranges.mp3")!)
+        XCTAssertTrue(cache.cachedRanges(for: resource).isEmpty)
+        var iterator = cache.read(resource, from: 100_000, length: 200_000).makeAsyncIterator()
+        var taken = 0
+        while let chunk = try await iterator.next() { taken += chunk.count }
+        XCTAssertEqual(taken, 200_000)
+        XCTAssertEqual(cache.cachedRanges(for: resource).ranges, [100_000..<300_000])
+        await cache.close()
+        let reopened = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
+        XCTAssertEqual(reopened.cachedRanges(for: resource).ranges, [100_000..<300_000])
+        XCTAssertEqual(reopened.cachedRanges(for: resource), reopened.entry(for: resource)?.cachedRanges)
+    }
+}

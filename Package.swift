@@ -7,12 +7,14 @@ let package = Package(
     products: [
         .library(name: "Spool", targets: ["Spool"]),
         .library(name: "SpoolAVFoundation", targets: ["SpoolAVFoundation"]),
+        .library(name: "SpoolProxy", targets: ["SpoolProxy"]),
         .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
         .executable(name: "spool", targets: ["SpoolCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The engine. Foundation and swift-crypto only: an iOS app links it, so never SwiftNIO.
@@ -32,6 +34,18 @@ let package = Package(
         // Linux only in use: the AVFoundation surface the adapter needs, and a player simulator driving it
         // the way AVPlayer does.
         .target(name: "AVFoundationStandIn"),
+        // The local caching proxy: any player (ffmpeg, VLC, a browser, AVPlayer with HLS) plays through the
+        // engine over HTTP on loopback. SwiftNIO stays here, out of the core.
+        .target(
+            name: "SpoolProxy",
+            dependencies: [
+                "Spool",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // A real HTTP origin on 127.0.0.1 for tests, benchmarks and `spool demo`.
         .target(name: "SpoolTesting"),
         .executableTarget(
@@ -39,6 +53,7 @@ let package = Package(
             dependencies: [
                 "Spool",
                 "SpoolAVFoundation",
+                "SpoolProxy",
                 "SpoolTesting",
                 .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -46,6 +61,7 @@ let package = Package(
         ),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTesting"]),
         .testTarget(name: "SpoolTestingTests", dependencies: ["SpoolTesting"]),
+        .testTarget(name: "SpoolProxyTests", dependencies: ["Spool", "SpoolProxy", "SpoolTesting"]),
         .testTarget(
             name: "SpoolAVFoundationTests",
             dependencies: [

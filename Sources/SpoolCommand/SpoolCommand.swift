@@ -8,7 +8,9 @@ struct SpoolCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spool",
         abstract: "A disk cache that plays media while it fills.",
-        subcommands: [Get.self, Info.self, List.self, Remove.self, Clear.self, Demo.self, Simulate.self]
+        subcommands: [
+            Get.self, Info.self, List.self, Remove.self, Clear.self, Serve.self, ProxyURL.self, Demo.self, Simulate.self,
+        ]
     )
 
     /// Runs the command with Spool's exit codes: 0 success, 1 a failure (one line on stderr), 2 a usage error.

@@ -8,6 +8,8 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     case httpStatus(Int)
     /// The origin could not be reached or the transfer broke off (the underlying error's description).
     case network(String)
+    /// The origin sent nothing for longer than the origin's timeout.
+    case timedOut
     /// The origin's answer contradicts the request or itself (a wrong `Content-Range`, no length).
     case invalidResponse(String)
     /// The body ended before the bytes the origin announced.
@@ -28,6 +30,7 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedScheme(let scheme): "unsupported URL scheme '\(scheme)' (only http and https)"
         case .httpStatus(let status): "origin answered HTTP \(status)"
         case .network(let reason): "network error: \(reason)"
+        case .timedOut: "the origin did not answer in time"
         case .invalidResponse(let reason): "invalid origin response: \(reason)"
         case .truncatedBody(let expected, let received):
             "origin body ended after \(received) of \(expected) bytes"
@@ -42,7 +45,7 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether trying the same request again may succeed: network failures, short bodies and 5xx answers.
     var isTransient: Bool {
         switch self {
-        case .network, .truncatedBody: true
+        case .network, .timedOut, .truncatedBody: true
         case .httpStatus(let status): status >= 500 || status == 408 || status == 429
         default: false
         }

@@ -10,6 +10,7 @@ enum LoadingError {
         case .unsupportedScheme?: (code, reason) = (NSURLErrorUnsupportedURL, "\(error)")
         case .httpStatus(let status)?: (code, reason) = (status == 404 || status == 410 ? NSURLErrorFileDoesNotExist : NSURLErrorBadServerResponse, "\(error)")
         case .network?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
+        case .timedOut?: (code, reason) = (NSURLErrorTimedOut, "\(error)")
         case .truncatedBody?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
         case .invalidResponse?, .rangeNotSatisfiable?: (code, reason) = (NSURLErrorBadServerResponse, "\(error)")
         case .resourceChanged?: (code, reason) = (NSURLErrorResourceUnavailable, "\(error)")

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Spool
 
 /// Options every command that touches the cache takes.
@@ -16,9 +19,12 @@ struct CacheOptions: ParsableArguments {
         return SpoolConfiguration.defaultDirectory
     }
 
-    /// Opens the cache, sending `headers` with every origin request.
-    func openCache(headers: [String: String] = [:]) throws -> SpoolCache {
-        let origin = HTTPOrigin(modifier: headers.isEmpty ? nil : .headers(headers))
+    /// Opens the cache, sending `headers` with every origin request over at most `connectionsPerHost`
+    /// connections to one origin host (the platform's default when `nil`).
+    func openCache(headers: [String: String] = [:], connectionsPerHost: Int? = nil) throws -> SpoolCache {
+        let session = URLSessionConfiguration.default
+        if let connectionsPerHost { session.httpMaximumConnectionsPerHost = connectionsPerHost }
+        let origin = HTTPOrigin(configuration: session, modifier: headers.isEmpty ? nil : .headers(headers))
         return try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
     }
 }

@@ -112,6 +112,7 @@ final class URLSessionBridge: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     private static func spoolError(_ error: any Error) -> any Error {
         if let urlError = error as? URLError, urlError.code == .cancelled { return CancellationError() }
+        if let urlError = error as? URLError, urlError.code == .timedOut { return SpoolError.timedOut }
         return SpoolError.network(error.localizedDescription)
     }
 }

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Spool
+import SpoolProxy
+
+/// `spool serve`: the local caching proxy, until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the local caching proxy; players read `spool proxy-url` URLs through the cache.",
+        discussion: """
+            Prints the base URL on the first line of standard output, then serves until SIGINT or SIGTERM, \
+            when it closes every connection and writes the cache index before exiting.
+            """)
+
+    @Option(help: ArgumentHelp("The address to listen on. Anything but loopback exposes the cache to the network.", valueName: "host"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The port; 0 picks a free one.", valueName: "port"))
+    var port = 0
+
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Serve only origins on this host (repeatable; '*.example.com' for subdomains). Default: any.", valueName: "host"))
+    var allowedHosts: [String] = []
+
+    @Flag(name: .shortAndLong, help: "Log one line per request on standard error (no headers, no credential query items).")
+    var verbose = false
+
+    @OptionGroup var headers: HeaderOptions
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+    }
+
+    func run() async throws {
+        let cache = try cacheOptions.openCache(headers: try headers.fields(), connectionsPerHost: 32)
+        var log: (@Sendable (ProxyLogRecord) -> Void)?
+        if verbose {
+            log = { record in FileHandle.standardError.write(Data("\(record)\n".utf8)) }
+        }
+        let proxy = SpoolProxy(
+            cache: cache,
+            configuration: ProxyConfiguration(host: host, port: port, allowedHosts: Set(allowedHosts), log: log))
+        let signals = SignalListener(signals: [SIGINT, SIGTERM])
+        let baseURL: URL
+        do {
+            baseURL = try await proxy.start()
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+        // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
+        FileHandle.standardOutput.write(Data((baseURL.absoluteString + "\n").utf8))
+        FileHandle.standardError.write(Data("""
+            spool: serving the cache in \(cacheOptions.directory.path)
+            spool: play `spool proxy-url URL --port \(baseURL.port ?? port)`; SIGINT or SIGTERM stops\n
+            """.utf8))
+
+        let received = await signals.next()
+        FileHandle.standardError.write(Data("spool: \(received == SIGTERM ? "SIGTERM" : "SIGINT"), stopping\n".utf8))
+        await proxy.stop()
+        await cache.close()
+    }
+}
+
+/// Turns SIGINT and SIGTERM into an awaitable event instead of the default immediate exit, so the proxy
+/// can close its connections and the cache write its index.
+final class SignalListener {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init(signals: [Int32]) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        let queue = DispatchQueue(label: "spool.signals")
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        self.stream = stream
+    }
+
+    /// Waits for the next signal.
+    func next() async -> Int32 {
+        var iterator = stream.makeAsyncIterator()
+        return await iterator.next() ?? SIGTERM
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// How origin URLs become proxy URLs and back.
+///
+/// A proxy URL is `http://HOST:PORT/o/<origin URL>/<file name>`, where `<origin URL>` is the origin URL's
+/// text in UTF-8, base64url-encoded without padding (RFC 4648, section 5), and `<file name>` is the last
+/// segment of the origin URL's path, kept so that players guessing the type from the path see `.mp3` or
+/// `.mp4`. Every http or https URL survives the round trip: query, percent-encoding and non-ASCII text
+/// included, because none of them is ever parsed as part of the proxy's own path.
+///
+/// A request whose last segments differ from the file name is resolved relative to the origin URL, the way
+/// a browser resolves a link: an HLS playlist at `/o/<playlist URL>/index.m3u8` that names `seg1.ts`
+/// reaches `/o/<playlist URL>/seg1.ts`, which stands for the origin's `seg1.ts` beside the playlist.
+public struct ProxyURLMapping: Sendable, Hashable {
+    /// The proxy's address, `http://HOST:PORT`.
+    public let baseURL: URL
+
+    /// The first path segment of every proxy URL.
+    static let prefix = "o"
+
+    /// A mapping for the proxy at `baseURL` (`http://127.0.0.1:8080`); any path of `baseURL` is ignored.
+    public init(baseURL: URL) {
+        var components = URLComponents()
+        components.scheme = baseURL.scheme ?? "http"
+        components.host = baseURL.host
+        components.port = baseURL.port
+        self.baseURL = components.url ?? baseURL
+    }
+
+    /// A mapping for the proxy listening on `host` and `port`.
+    public init(host: String, port: Int) {
+        var components = URLComponents()
+        components.scheme = "http"
+        // An IPv6 literal needs brackets in a URL.
+        components.host = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        components.port = port
+        self.init(baseURL: components.url ?? URL(string: "http://127.0.0.1:\(port)")!)
+    }
+
+    /// The proxy URL standing for `originURL`. Throws for anything but an http or https URL with a host.
+    public func proxyURL(for originURL: URL) throws -> URL {
+        try Self.validate(originURL)
+        let path = "/\(Self.prefix)/\(Self.base64URL(originURL.absoluteString))/\(Self.fileName(of: originURL))"
+        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL else {
+            throw ProxyURLError.notAnOriginURL(originURL.absoluteString)
+        }
+        return url
+    }
+
+    /// The origin URL a proxy request target (`/o/…/name.mp3`, optionally absolute) stands for.
+    public static func originURL(forRequestTarget target: String) throws -> URL {
+        var path = Substring(target)
+        // Absolute form (`GET http://127.0.0.1:8080/o/…`): keep the path only.
+        if let schemeEnd = path.range(of: "://") {
+            let afterAuthority = path[schemeEnd.upperBound...].firstIndex(of: "/") ?? path.endIndex
+            path = path[afterAuthority...]
+        }
+        // The proxy's own query, if a client added one, is not part of the origin URL.
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
+        let segments = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        guard segments.count >= 3, segments[0].isEmpty, segments[1] == prefix, !segments[2].isEmpty else {
+            throw ProxyURLError.malformedPath
+        }
+        let rest = segments[2]
+        let encoded = rest.prefix { $0 != "/" }
+        let tail = rest.dropFirst(encoded.count).dropFirst()
+        guard let text = decodeBase64URL(encoded), let origin = URL(string: text) else {
+            throw ProxyURLError.malformedPath
+        }
+        try validate(origin)
+        guard !tail.isEmpty, tail.removingPercentEncoding != fileName(of: origin).removingPercentEncoding else {
+            return origin
+        }
+        return try resolve(String(tail), against: origin)
+    }
+
+    /// Accepts http and https URLs with a host, and nothing else (no `file:`, no other schemes).
+    static func validate(_ url: URL) throws {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw ProxyURLError.unsupportedScheme(url.scheme ?? "")
+        }
+        guard let host = url.host, !host.isEmpty else { throw ProxyURLError.notAnOriginURL(url.absoluteString) }
+    }
+
+    /// A relative reference resolved against the origin URL; it must stay on the origin's scheme, host and
+    /// port, so a crafted path cannot turn the proxy towards another server.
+    private static func resolve(_ reference: String, against origin: URL) throws -> URL {
+        guard !reference.hasPrefix("/"),
+              let resolved = URL(string: reference, relativeTo: origin)?.absoluteURL,
+              resolved.scheme?.lowercased() == origin.scheme?.lowercased(),
+              resolved.host?.lowercased() == origin.host?.lowercased(),
+              resolved.port == origin.port
+        else { throw ProxyURLError.malformedPath }
+        return resolved
+    }
+
+    /// The last segment of the URL's path as it appears in the URL (percent-encoded), or `index` when the
+    /// path ends in a slash or is empty.
+    static func fileName(of url: URL) -> String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        let last = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard !last.isEmpty, last != ".", last != ".." else { return "index" }
+        // Re-encode what a path segment must not carry raw; keep what is already percent-encoded.
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;")
+        allowed.insert(charactersIn: "%")
+        return last.addingPercentEncoding(withAllowedCharacters: allowed) ?? "index"
+    }
+
+    static func base64URL(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeBase64URL(_ encoded: Substring) -> String? {
+        guard encoded.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return String(data: data, encoding: .utf8)
+    }
+}
+
+/// Why a request target or URL cannot be mapped.
+public enum ProxyURLError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The path is not `/o/<base64url origin URL>/<name>`.
+    case malformedPath
+    /// The origin URL's scheme is neither http nor https.
+    case unsupportedScheme(String)
+    /// The text is not an absolute http(s) URL with a host.
+    case notAnOriginURL(String)
+
+    /// A short reason, fit for a response body or a log line.
+    public var description: String {
+        switch self {
+        case .malformedPath: "not a proxy path: expected /o/<base64url origin URL>/<file name>"
+        case .unsupportedScheme(let scheme): "unsupported origin scheme '\(scheme)' (only http and https)"
+        case .notAnOriginURL: "not an absolute http or https URL with a host"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Where a `SpoolProxy` listens and which origins it serves.
+public struct ProxyConfiguration: Sendable {
+    /// The address to listen on. Loopback by default: the proxy serves whatever its cache holds, so it is
+    /// opened to other machines only on purpose.
+    public var host: String
+    /// The port; `0` picks a free one (read it from `SpoolProxy.baseURL`).
+    public var port: Int
+    /// The origin hosts the proxy may reach, lower-cased; `*.example.com` also allows every subdomain. Empty
+    /// allows any http or https host.
+    public var allowedHosts: Set<String>
+    /// Called once per answered request, on no particular thread. Records carry no request or origin
+    /// headers and no credential query items.
+    public var log: (@Sendable (ProxyLogRecord) -> Void)?
+
+    /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        allowedHosts: Set<String> = [],
+        log: (@Sendable (ProxyLogRecord) -> Void)? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        self.log = log
+    }
+
+    /// Whether requests may reach `host`.
+    public func allows(host: String) -> Bool {
+        guard !allowedHosts.isEmpty else { return true }
+        let host = host.lowercased()
+        return allowedHosts.contains { allowed in
+            if allowed.hasPrefix("*.") { return host.hasSuffix(allowed.dropFirst(1)) }
+            return allowed == host
+        }
+    }
+}
+
+/// One answered request, as the proxy logs it.
+public struct ProxyLogRecord: Sendable, CustomStringConvertible {
+    /// `GET` or `HEAD` (or the refused method).
+    public var method: String
+    /// The origin URL without credential query items, or the request path when it named no origin.
+    public var target: String
+    /// The `Range` header of the request, if any.
+    public var range: String?
+    /// The status sent.
+    public var status: Int
+    /// The body bytes sent.
+    public var bodyBytes: Int64
+    /// Why the request failed, when it did.
+    public var failure: String?
+
+    /// One line: `GET https://host/a.mp3 bytes=0-1 206 2`.
+    public var description: String {
+        var line = "\(method) \(target)"
+        if let range { line += " \(range)" }
+        line += " \(status) \(bodyBytes)"
+        if let failure { line += " (\(failure))" }
+        return line
+    }
+}

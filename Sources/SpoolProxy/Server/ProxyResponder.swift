@@ -1,0 +1,175 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Spool
+
+/// Answers one proxy request: maps the path to an origin URL, plans the response from the resource's
+/// content information and streams the body from the cache, which fetches what it lacks.
+struct ProxyResponder: Sendable {
+    let cache: SpoolCache
+    let configuration: ProxyConfiguration
+
+    typealias Writer = NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+
+    /// Sends the whole response. Throws when the connection must close: the client went away, or the body
+    /// broke off after its head was sent (the client then sees a short body, never wrong bytes).
+    func respond(to head: HTTPRequestHead, keepAlive: Bool, writer: Writer) async throws {
+        var record = ProxyLogRecord(
+            method: head.method.rawValue, target: "(not a proxy path)", range: head.headers.first(name: "range"),
+            status: 0, bodyBytes: 0, failure: nil)
+        defer { configuration.log?(record) }
+        do {
+            let isHead: Bool
+            switch head.method {
+            case .GET: isHead = false
+            case .HEAD: isHead = true
+            default:
+                throw FailureResponse(
+                    status: 405, reason: "only GET and HEAD", headers: [HeaderField("Allow", "GET, HEAD")])
+            }
+            let origin = try originURL(of: head)
+            record.target = CacheKeyPolicy.displayURL(for: origin)
+            try await stream(
+                Resource(url: origin), for: head, isHead: isHead, keepAlive: keepAlive, writer: writer,
+                record: &record)
+        } catch let failure as FailureResponse {
+            record.status = failure.status
+            record.failure = failure.reason
+            let body = ByteBuffer(string: failure.body)
+            var fields = failure.headers + [
+                HeaderField("Content-Type", "text/plain; charset=utf-8"),
+                HeaderField("Content-Length", "\(body.readableBytes)"),
+                HeaderField("Cache-Control", "no-store"),
+            ]
+            fields += connectionFields(head: head, keepAlive: keepAlive)
+            try await writer.write(.head(responseHead(head, status: failure.status, fields: fields)))
+            if head.method != .HEAD { try await writer.write(.body(.byteBuffer(body))) }
+            try await writer.write(.end(nil))
+        } catch {
+            record.failure = "\(error)"
+            throw error
+        }
+    }
+
+    private func originURL(of head: HTTPRequestHead) throws -> URL {
+        let origin: URL
+        do {
+            origin = try ProxyURLMapping.originURL(forRequestTarget: head.uri)
+        } catch let error as ProxyURLError {
+            throw FailureResponse(status: 400, reason: error.description)
+        }
+        guard let host = origin.host, configuration.allows(host: host) else {
+            throw FailureResponse(status: 403, reason: "origin host not allowed")
+        }
+        return origin
+    }
+
+    private func stream(
+        _ resource: Resource, for head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer,
+        record: inout ProxyLogRecord
+    ) async throws {
+        let info: ContentInfo
+        do {
+            info = try await cache.contentInfo(for: resource)
+        } catch {
+            throw FailureResponse(error: error)
+        }
+        let plan = ResponsePlan(
+            for: ResponsePlan.Request(
+                range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
+                ifNoneMatch: head.headers.first(name: "if-none-match")),
+            info: info, boundary: Self.makeBoundary())
+        let ranges = plan.body.ranges.filter { !$0.isEmpty }
+        // Measured before the first read below starts filling the cache.
+        let state = cacheState(resource, ranges: ranges)
+
+        // The first chunk is read before the head goes out, so that an origin failing right away becomes a
+        // 502 or 504 instead of a 200 with a broken body.
+        var firstReader: ByteStream.Iterator?
+        var firstChunk: Data?
+        if !isHead, let first = ranges.first {
+            var iterator = cache.read(resource, from: first.lowerBound, length: first.count64).makeAsyncIterator()
+            do {
+                firstChunk = try await iterator.next()
+            } catch {
+                throw FailureResponse(error: error)
+            }
+            firstReader = iterator
+        }
+
+        var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
+        if let state { fields.append(HeaderField("X-Spool-Cache", state)) }
+        fields += connectionFields(head: head, keepAlive: keepAlive)
+        record.status = plan.status
+        try await writer.write(.head(responseHead(head, status: plan.status, fields: fields)))
+        guard !isHead else {
+            try await writer.write(.end(nil))
+            return
+        }
+
+        let partHeaders: [String]
+        let closing: String?
+        switch plan.body {
+        case .multipart(let parts, let close): (partHeaders, closing) = (parts.map(\.header), close)
+        default: (partHeaders, closing) = ([], nil)
+        }
+        for (index, range) in ranges.enumerated() {
+            if index < partHeaders.count {
+                try await writer.write(.body(.byteBuffer(ByteBuffer(string: partHeaders[index]))))
+            }
+            var sent: Int64 = 0
+            if index == 0, var iterator = firstReader {
+                firstReader = nil
+                if let firstChunk { sent += try await write(firstChunk, to: writer) }
+                while let chunk = try await iterator.next() { sent += try await write(chunk, to: writer) }
+            } else {
+                for try await chunk in cache.read(resource, from: range.lowerBound, length: range.count64) {
+                    sent += try await write(chunk, to: writer)
+                }
+            }
+            record.bodyBytes += sent
+            guard sent == range.count64 else { throw ProxyStreamError.shortRead(expected: range.count64, sent: sent) }
+        }
+        if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }
+        try await writer.write(.end(nil))
+    }
+
+    private func write(_ chunk: Data, to writer: Writer) async throws -> Int64 {
+        // The writer suspends while the client's socket is full: memory stays at a few chunks per client.
+        try await writer.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+        return Int64(chunk.count)
+    }
+
+    /// `hit` when every requested byte is on disk, `miss` when none is, `partial` otherwise.
+    private func cacheState(_ resource: Resource, ranges: [Range<Int64>]) -> String? {
+        let wanted = ranges.reduce(Int64(0)) { $0 + $1.count64 }
+        guard wanted > 0 else { return nil }
+        let stored = cache.cachedRanges(for: resource)
+        let held = ranges.reduce(Int64(0)) { total, range in
+            total + stored.intersection(range).reduce(0) { $0 + $1.count64 }
+        }
+        return held == wanted ? "hit" : held == 0 ? "miss" : "partial"
+    }
+
+    private func connectionFields(head: HTTPRequestHead, keepAlive: Bool) -> [HeaderField] {
+        if !keepAlive { return [HeaderField("Connection", "close")] }
+        // HTTP/1.0 clients keep the connection only when told so.
+        return head.version.minor == 0 ? [HeaderField("Connection", "keep-alive")] : []
+    }
+
+    private func responseHead(_ request: HTTPRequestHead, status: Int, fields: [HeaderField]) -> HTTPResponseHead {
+        HTTPResponseHead(
+            version: request.version.major == 1 ? request.version : .http1_1,
+            status: HTTPResponseStatus(statusCode: status),
+            headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+    }
+
+    private static func makeBoundary() -> String {
+        "spool-" + (0..<16).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+    }
+}
+
+/// A body that ended before the bytes its head announced.
+enum ProxyStreamError: Error {
+    case shortRead(expected: Int64, sent: Int64)
+}

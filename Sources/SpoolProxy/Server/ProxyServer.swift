@@ -1,0 +1,134 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The listening socket and its connections: HTTP/1.1 with keep-alive and pipelining, one task per
+/// connection, every connection closed on `stop()`.
+final class ProxyServer: Sendable {
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    /// A connection that neither reads nor writes for this long is closed, so stalled clients give their
+    /// resources back. A client that is still reading a paused stream has its socket full, not idle.
+    static let idleTimeout = TimeAmount.seconds(120)
+
+    private let listener: NIOAsyncChannel<Connection, Never>
+    private let responder: ProxyResponder
+    private let connections = NIOLockedValueBox(ConnectionRegistry())
+    private let acceptLoop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    /// The port the socket is bound to.
+    let port: Int
+
+    private init(listener: NIOAsyncChannel<Connection, Never>, responder: ProxyResponder) {
+        self.listener = listener
+        self.responder = responder
+        port = listener.channel.localAddress?.port ?? 0
+    }
+
+    /// Binds to `host:port` and starts accepting connections.
+    static func start(host: String, port: Int, responder: ProxyResponder) async throws -> ProxyServer {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    // The protocol error handler answers malformed requests with 400 and closes.
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true, withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandlers([
+                        IdleStateHandler(allTimeout: idleTimeout), IdleConnectionCloser(),
+                    ])
+                    return try Connection(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(isOutboundHalfClosureEnabled: true))
+                }
+            }
+        let server = ProxyServer(listener: listener, responder: responder)
+        let loop = Task { await server.accept() }
+        server.acceptLoop.withLockedValue { $0 = loop }
+        return server
+    }
+
+    /// Stops accepting, closes every connection (bodies in progress break off) and waits for their tasks.
+    func stop() async {
+        try? await listener.channel.close()
+        await acceptLoop.withLockedValue { $0 }?.value
+        let running = connections.withLockedValue { registry in
+            registry.isStopping = true
+            return Array(registry.tasks.values)
+        }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+    }
+
+    private func accept() async {
+        do {
+            try await listener.executeThenClose { inbound in
+                for try await connection in inbound {
+                    // Created and registered under the lock, so a task that ends at once still finds its entry.
+                    connections.withLockedValue { registry in
+                        guard !registry.isStopping else { return connection.channel.close(promise: nil) }
+                        let id = registry.nextID()
+                        registry.tasks[id] = Task { [responder] in
+                            await Self.serve(connection, with: responder)
+                            self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
+                        }
+                    }
+                }
+            }
+        } catch {
+            // The listener closed: `stop()` was called or the socket failed; either way no more connections.
+        }
+    }
+
+    private static func serve(_ connection: Connection, with responder: ProxyResponder) async {
+        let channel = connection.channel
+        await withTaskCancellationHandler {
+            do {
+                try await connection.executeThenClose { inbound, outbound in
+                    for try await part in inbound {
+                        // Body and end parts of requests (GET and HEAD carry none) are read and dropped.
+                        guard case .head(let head) = part else { continue }
+                        let keepAlive = head.isKeepAlive && !Task.isCancelled
+                        try await responder.respond(to: head, keepAlive: keepAlive, writer: outbound)
+                        if !keepAlive { break }
+                    }
+                    // Half-close after the last response has been flushed, then wait for the client to close.
+                    outbound.finish()
+                    try await channel.closeFuture.get()
+                }
+            } catch {
+                // The client went away, sent garbage (answered 400 by the pipeline) or a body broke off.
+            }
+        } onCancel: {
+            channel.close(promise: nil)
+        }
+    }
+}
+
+/// The connections in progress, keyed by a counter.
+struct ConnectionRegistry {
+    var tasks: [UInt64: Task<Void, Never>] = [:]
+    var isStopping = false
+    private var counter: UInt64 = 0
+
+    mutating func nextID() -> UInt64 {
+        counter += 1
+        return counter
+    }
+}
+
+/// Closes a connection when `IdleStateHandler` reports it idle.
+final class IdleConnectionCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}

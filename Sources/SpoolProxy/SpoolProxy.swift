@@ -1,0 +1,107 @@
+import Foundation
+import NIOConcurrencyHelpers
+public import Spool
+
+/// A local HTTP caching proxy over a `SpoolCache`: any player that reads http URLs (ffmpeg, VLC, mpv, a
+/// browser, AVPlayer with HLS or AirPlay) plays through the cache.
+///
+/// ```swift
+/// let proxy = SpoolProxy(cache: cache)
+/// try await proxy.start()
+/// let playable = try proxy.url(for: URL(string: "https://cdn.example.com/song.mp3")!)
+/// // … play `playable` …
+/// await proxy.stop()
+/// ```
+///
+/// Requests follow RFC 9110: GET and HEAD, single, suffix and multiple ranges, `If-Range`, keep-alive.
+/// Bodies stream with back-pressure, so memory does not grow with file size or slow clients. Origin
+/// failures become `502` or `504` with a one-line reason; nothing but origin bytes is ever cached.
+public final class SpoolProxy: Sendable {
+    /// The cache the proxy serves from and fills.
+    public let cache: SpoolCache
+    /// The configuration the proxy was made with.
+    public let configuration: ProxyConfiguration
+    private let state = NIOLockedValueBox(State.idle)
+
+    private enum State {
+        case idle
+        case starting
+        case running(ProxyServer, ProxyURLMapping)
+        case stopped
+    }
+
+    /// A proxy for `cache`; call `start()` to listen.
+    public init(cache: SpoolCache, configuration: ProxyConfiguration = ProxyConfiguration()) {
+        self.cache = cache
+        self.configuration = configuration
+    }
+
+    /// Binds the socket and starts serving; returns the base URL (`http://127.0.0.1:PORT`).
+    @discardableResult
+    public func start() async throws -> URL {
+        try state.withLockedValue { state in
+            guard case .idle = state else { throw ProxyError.alreadyStarted }
+            state = .starting
+        }
+        do {
+            let server = try await ProxyServer.start(
+                host: configuration.host, port: configuration.port,
+                responder: ProxyResponder(cache: cache, configuration: configuration))
+            let mapping = ProxyURLMapping(host: configuration.host, port: server.port)
+            state.withLockedValue { $0 = .running(server, mapping) }
+            return mapping.baseURL
+        } catch {
+            state.withLockedValue { $0 = .idle }
+            throw ProxyError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
+        }
+    }
+
+    /// The base URL while the proxy runs.
+    public var baseURL: URL? {
+        state.withLockedValue { state in
+            if case .running(_, let mapping) = state { return mapping.baseURL }
+            return nil
+        }
+    }
+
+    /// The proxy URL that plays `originURL` through the cache. Throws before `start()` and for anything
+    /// but an http or https URL.
+    public func url(for originURL: URL) throws -> URL {
+        let mapping: ProxyURLMapping? = state.withLockedValue { state in
+            if case .running(_, let mapping) = state { return mapping }
+            return nil
+        }
+        guard let mapping else { throw ProxyError.notRunning }
+        return try mapping.proxyURL(for: originURL)
+    }
+
+    /// Stops listening, closes every connection and waits until they are gone. The cache stays open; call
+    /// `cache.close()` before the process exits so its index holds everything written.
+    public func stop() async {
+        let server: ProxyServer? = state.withLockedValue { state in
+            defer { state = .stopped }
+            if case .running(let server, _) = state { return server }
+            return nil
+        }
+        await server?.stop()
+    }
+}
+
+/// Why a proxy cannot start or map a URL.
+public enum ProxyError: Error, Sendable, CustomStringConvertible {
+    /// `start()` was called twice.
+    case alreadyStarted
+    /// The proxy is not running.
+    case notRunning
+    /// The socket could not be bound (address in use, not allowed).
+    case cannotListen(String)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .alreadyStarted: "the proxy was already started"
+        case .notRunning: "the proxy is not running"
+        case .cannotListen(let reason): "cannot listen on \(reason)"
+        }
+    }
+}

@@ -77,6 +77,17 @@ enum Curl {
         return (statusCode(head), fields(head), output.stdout)
     }
 
+    /// `run` on a Dispatch thread: curl blocks, and the in-process proxy needs Swift's cooperative
+    /// threads (two on a two-core machine) to answer it.
+    static func run(_ arguments: [String], timeout: TimeInterval = 120) async throws -> ExternalCommand.Output {
+        try await offPool { try run(arguments, timeout: timeout) as ExternalCommand.Output }
+    }
+
+    /// `fetch` on a Dispatch thread.
+    static func fetch(_ url: URL, _ extra: [String] = []) async throws -> (status: Int, headers: [String: String], body: Data) {
+        try await offPool { try fetch(url, extra) as (status: Int, headers: [String: String], body: Data) }
+    }
+
     static func statusCode(_ head: String) -> Int {
         let lines = head.components(separatedBy: "\r\n")
         guard let statusLine = lines.last(where: { $0.hasPrefix("HTTP/") }) else { return 0 }
@@ -90,5 +101,13 @@ enum Curl {
             result[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return result
+    }
+}
+
+/// Runs blocking work (a child process, a socket) on a Dispatch thread, keeping Swift's cooperative pool,
+/// where an in-process proxy answers, free.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
 }

@@ -23,6 +23,8 @@ public final class HTTPOrigin: Origin {
         let configuration = configuration
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
+        // FoundationNetworking waits for the session's idle timeout, not the request's: set both.
+        configuration.timeoutIntervalForRequest = timeout
         bridge = URLSessionBridge(configuration: configuration)
         self.modifier = modifier
         self.timeout = timeout

@@ -1,0 +1,240 @@
+import Foundation
+import Spool
+import SpoolProxy
+import SpoolTesting
+import XCTest
+
+/// RFC 9110 behaviour of the proxy, checked with curl against an nginx origin.
+final class ProxyHTTPTests: XCTestCase {
+    private let length: Int64 = 2 * 1024 * 1024 + 123
+    private let seed: UInt64 = 44
+
+    private func expected(_ range: Range<Int64>) -> Data { TestContent.generatedBytes(seed: seed, range: range) }
+
+    func testEveryRangeFormReturnsTheOriginBytes() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: length, seed: seed)
+        let url = try fixture.proxyURL("song.mp3")
+        let cases: [(range: String?, status: Int, bytes: Range<Int64>)] = [
+            (nil, 200, 0..<length),
+            ("0-0", 206, 0..<1),
+            ("100-199", 206, 100..<200),
+            ("1000000-", 206, 1_000_000..<length),
+            ("-500", 206, (length - 500)..<length),
+            ("\(length - 1)-\(length - 1)", 206, (length - 1)..<length),
+            ("2000000-99999999999", 206, 2_000_000..<length),
+            ("-99999999", 206, 0..<length),
+        ]
+        for item in cases {
+            let response = try await Curl.fetch(url, item.range.map { ["--range", $0] } ?? [])
+            let label = item.range ?? "none"
+            XCTAssertEqual(response.status, item.status, label)
+            XCTAssertEqual(response.body, expected(item.bytes), label)
+            XCTAssertEqual(response.headers["content-length"], "\(item.bytes.count)", label)
+            XCTAssertEqual(response.headers["content-type"], "audio/mpeg", label)
+            XCTAssertEqual(response.headers["accept-ranges"], "bytes", label)
+            if item.status == 206 {
+                XCTAssertEqual(
+                    response.headers["content-range"],
+                    "bytes \(item.bytes.lowerBound)-\(item.bytes.upperBound - 1)/\(length)", label)
+            }
+        }
+    }
+
+    func testSeveralRangesComeAsMultipartByteranges() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: length, seed: seed)
+        let response = try await Curl.fetch(try fixture.proxyURL("song.mp3"), ["--range", "0-9,1000-1999,-100"])
+        XCTAssertEqual(response.status, 206)
+        let contentType = try XCTUnwrap(response.headers["content-type"])
+        XCTAssertTrue(contentType.hasPrefix("multipart/byteranges; boundary="), contentType)
+        let boundary = String(contentType.dropFirst("multipart/byteranges; boundary=".count))
+        XCTAssertEqual(response.headers["content-length"], "\(response.body.count)")
+        let parts = try MultipartBody.parse(response.body, boundary: boundary)
+        let wanted: [Range<Int64>] = [0..<10, 1000..<2000, (length - 100)..<length]
+        XCTAssertEqual(parts.count, wanted.count)
+        for (part, range) in zip(parts, wanted) {
+            XCTAssertEqual(part.headers["content-range"], "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)")
+            XCTAssertEqual(part.headers["content-type"], "audio/mpeg")
+            XCTAssertEqual(part.body, expected(range))
+        }
+    }
+
+    func testUnsatisfiableRangeIs416WithTheLength() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: length, seed: seed)
+        let response = try await Curl.fetch(try fixture.proxyURL("song.mp3"), ["--range", "\(length)-"])
+        XCTAssertEqual(response.status, 416)
+        XCTAssertEqual(response.headers["content-range"], "bytes */\(length)")
+        XCTAssertTrue(response.body.isEmpty)
+    }
+
+    func testHeadCarriesTheOriginHeadersAndNoBody() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("clip.mp4", length: length, seed: seed)
+        let direct = try await Curl.fetch(fixture.originURL("clip.mp4"), ["--head"])
+        let head = try await Curl.fetch(try fixture.proxyURL("clip.mp4"), ["--head"])
+        XCTAssertEqual(head.status, 200)
+        // With --head curl prints the header block on standard output; nothing may follow it.
+        XCTAssertTrue(String(decoding: head.body, as: UTF8.self).hasSuffix("Content-Length: \(length)\r\nX-Spool-Cache: miss\r\n\r\n"))
+        XCTAssertEqual(head.headers["content-length"], "\(length)")
+        XCTAssertEqual(head.headers["content-type"], "video/mp4")
+        XCTAssertEqual(head.headers["etag"], direct.headers["etag"])
+        XCTAssertEqual(head.headers["last-modified"], direct.headers["last-modified"])
+        XCTAssertEqual(head.headers["accept-ranges"], "bytes")
+        let ranged = try await Curl.fetch(try fixture.proxyURL("clip.mp4"), ["--head", "--range", "10-19"])
+        XCTAssertEqual(ranged.status, 206)
+        XCTAssertEqual(ranged.headers["content-range"], "bytes 10-19/\(length)")
+        XCTAssertEqual(ranged.headers["content-length"], "10")
+    }
+
+    func testIfRangeServesTheRangeOnlyForTheCurrentVersion() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: length, seed: seed)
+        let url = try fixture.proxyURL("song.mp3")
+        let probe = try await Curl.fetch(url, ["--head"])
+        let etag = try XCTUnwrap(probe.headers["etag"])
+        let current = try await Curl.fetch(url, ["--range", "10-19", "--header", "If-Range: \(etag)"])
+        XCTAssertEqual(current.status, 206)
+        XCTAssertEqual(current.body, expected(10..<20))
+        let stale = try await Curl.fetch(url, ["--range", "10-19", "--header", "If-Range: \"stale\""])
+        XCTAssertEqual(stale.status, 200)
+        XCTAssertEqual(stale.body, expected(0..<length))
+        let notModified = try await Curl.fetch(url, ["--header", "If-None-Match: \(etag)"])
+        XCTAssertEqual(notModified.status, 304)
+        XCTAssertTrue(notModified.body.isEmpty)
+    }
+
+    func testRequestsShareOneKeepAliveConnection() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: length, seed: seed)
+        let url = try fixture.proxyURL("song.mp3").absoluteString
+        let output = try await Curl.run([
+            "--write-out", "%{num_connects} %{http_code}\\n", "--range", "0-99", "-o", "/dev/null", url,
+            "--next", "--write-out", "%{num_connects} %{http_code}\\n", "--range", "-100", "-o", "/dev/null", url,
+            "--next", "--write-out", "%{num_connects} %{http_code}\\n", "--head", "-o", "/dev/null", url,
+        ])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.stdoutText.split(separator: "\n"), ["1 206", "0 206", "0 200"])
+    }
+
+    func testMalformedRequestsGet400() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let port = try XCTUnwrap(fixture.proxy.baseURL?.port)
+        let garbage = try await RawHTTP.exchange(port: port, "NOT HTTP AT ALL\r\n\u{1}\u{2}\r\n\r\n")
+        XCTAssertTrue(garbage.hasPrefix("HTTP/1.1 400"), garbage)
+        for path in ["/", "/o/!!!/a.mp3", "/../../etc/passwd", "/o/\(Self.base64URL("file:///etc/passwd"))/passwd"] {
+            let response = try await RawHTTP.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            XCTAssertTrue(response.hasPrefix("HTTP/1.1 400"), "\(path): \(response)")
+            XCTAssertFalse(response.contains("root:"), path)
+        }
+        let post = try await Curl.fetch(fixture.proxy.baseURL!.appendingPathComponent("x"), ["--request", "POST"])
+        XCTAssertEqual(post.status, 405)
+        XCTAssertEqual(post.headers["allow"], "GET, HEAD")
+    }
+
+    func testAllowedHostsAreEnforced() async throws {
+        let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(allowedHosts: ["media.example.com"]))
+        try fixture.serveGenerated("song.mp3", length: 1000, seed: seed)
+        let refused = try await Curl.fetch(try fixture.proxyURL("song.mp3"))
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertEqual(fixture.cache.entries().count, 0)
+        XCTAssertEqual(try fixture.nginx.accessLog().count, 0, "a refused host must not be contacted")
+
+        let open = try await ProxyFixture(test: self, configuration: ProxyConfiguration(allowedHosts: ["127.0.0.1"]))
+        try open.serveGenerated("song.mp3", length: 1000, seed: seed)
+        let allowed = try await Curl.fetch(try open.proxyURL("song.mp3"))
+        XCTAssertEqual(allowed.status, 200)
+    }
+
+    func testOriginErrorsBecome502AndAreNeverCached() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let missing = try await Curl.fetch(try fixture.proxyURL("later.mp3"))
+        XCTAssertEqual(missing.status, 502)
+        XCTAssertTrue(String(decoding: missing.body, as: UTF8.self).contains("404"))
+        try fixture.serveGenerated("later.mp3", length: 5000, seed: seed)
+        let found = try await Curl.fetch(try fixture.proxyURL("later.mp3"))
+        XCTAssertEqual(found.status, 200)
+        XCTAssertEqual(found.body, TestContent.generatedBytes(seed: seed, range: 0..<5000))
+    }
+
+    func testUnreachableOriginIs502AndSilentOriginIs504() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-proxy-504-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: HTTPOrigin(timeout: 1)))
+        let proxy = SpoolProxy(cache: cache)
+        try await proxy.start()
+        let silent = try await Curl.fetch(try proxy.url(for: URL(string: "http://127.0.0.1:\(listener.port)/a.mp3")!))
+        XCTAssertEqual(silent.status, 504, String(decoding: silent.body, as: UTF8.self))
+        let closedPort = try SilentListener.unusedPort()
+        let refused = try await Curl.fetch(try proxy.url(for: URL(string: "http://127.0.0.1:\(closedPort)/a.mp3")!))
+        XCTAssertEqual(refused.status, 502, String(decoding: refused.body, as: UTF8.self))
+        await proxy.stop()
+        await cache.close()
+    }
+
+    func testAClientLeavingDoesNotStopADownloadAnotherNeeds() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        let size: Int64 = 3_000_000
+        origin.serve(.generated(length: size, seed: seed), at: "/shared.mp3", contentType: "audio/mpeg")
+        var behaviour = TestOriginBehaviour()
+        behaviour.throttleBytesPerSecond = 2_000_000
+        origin.behaviour = behaviour
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-proxy-share-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
+        let proxy = SpoolProxy(cache: cache)
+        try await proxy.start()
+        let url = try proxy.url(for: origin.url(for: "/shared.mp3"))
+
+        async let leaving = Curl.run(["--max-time", "0.6", "-o", "/dev/null", url.absoluteString])
+        async let staying = Curl.fetch(url)
+        let left = try await leaving
+        let stayed = try await staying
+        XCTAssertEqual(left.status, 28, "the leaving client timed out part-way: \(left.stderr)")
+        XCTAssertEqual(stayed.status, 200)
+        XCTAssertEqual(stayed.body, TestContent.generatedBytes(seed: seed, range: 0..<size))
+        // One shared download: the origin sent the file about once, not once per client.
+        XCTAssertLessThanOrEqual(Double(origin.bodyBytesSent), Double(size) * 1.05)
+        await proxy.stop()
+        await cache.close()
+    }
+
+    func testOfflineEverythingCachedIsServedIncludingHead() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: length, seed: seed)
+        let online = try await Curl.fetch(try fixture.proxyURL("song.mp3"))
+        XCTAssertEqual(online.status, 200)
+        await fixture.proxy.stop()
+        await fixture.cache.close()
+        fixture.nginx.stop()
+
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: fixture.cacheDirectory))
+        let proxy = SpoolProxy(cache: cache)
+        try await proxy.start()
+        let url = try proxy.url(for: fixture.originURL("song.mp3"))
+        let head = try await Curl.fetch(url, ["--head"])
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["content-type"], "audio/mpeg")
+        XCTAssertEqual(head.headers["content-length"], "\(length)")
+        XCTAssertEqual(head.headers["etag"], online.headers["etag"])
+        XCTAssertEqual(head.headers["x-spool-cache"], "hit")
+        let whole = try await Curl.fetch(url)
+        XCTAssertEqual(whole.body, expected(0..<length))
+        let tail = try await Curl.fetch(url, ["--range", "-1000"])
+        XCTAssertEqual(tail.body, expected((length - 1000)..<length))
+        // Not cached and no origin: a gateway error, not a hang or a crash.
+        let absent = try await Curl.fetch(try proxy.url(for: fixture.originURL("other.mp3")))
+        XCTAssertEqual(absent.status, 502)
+        await proxy.stop()
+        await cache.close()
+    }
+
+    private static func base64URL(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

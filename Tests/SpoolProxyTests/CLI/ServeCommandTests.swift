@@ -1,0 +1,121 @@
+import Foundation
+import Spool
+import SpoolProxy
+import SpoolTesting
+import XCTest
+
+/// `spool serve` and `spool proxy-url` as a user runs them: separate processes, signals, real files.
+final class ServeCommandTests: XCTestCase {
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("spool-serve-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    private func spool(_ arguments: [String]) throws -> ExternalCommand.Output {
+        try ExternalCommand(executable: try SpoolExecutable.url()).run(arguments)
+    }
+
+    private func startServe(_ arguments: [String]) throws -> (process: BackgroundProcess, base: URL) {
+        let process = try BackgroundProcess(executable: try SpoolExecutable.url(), arguments: ["serve"] + arguments)
+        addTeardownBlock { process.stop() }
+        let line = try process.firstLine()
+        return (process, try XCTUnwrap(URL(string: line), line))
+    }
+
+    func testServeAnswersThenStopsCleanlyWithTheIndexWrittenOnSIGTERMAndSIGINT() async throws {
+        let www = try temporaryDirectory()
+        let length: Int64 = 1_500_000
+        try TestContent.generatedBytes(seed: 5, range: 0..<length).write(to: www.appendingPathComponent("a.mp3"))
+        let nginx = try NginxOrigin(serving: www)
+        defer { nginx.stop() }
+        for signal in [SIGTERM, SIGINT] {
+            let cacheDirectory = try temporaryDirectory()
+            let (serve, base) = try startServe(["--port", "0", "--cache", cacheDirectory.path])
+            XCTAssertEqual(base.host, "127.0.0.1", "loopback unless told otherwise")
+            let port = try XCTUnwrap(base.port)
+            XCTAssertGreaterThan(port, 0)
+
+            let mapped = try spool(["proxy-url", nginx.url(for: "a.mp3").absoluteString, "--port", "\(port)"])
+            XCTAssertEqual(mapped.status, 0, mapped.stderr)
+            let proxyURL = try XCTUnwrap(URL(string: mapped.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
+            XCTAssertEqual(proxyURL.lastPathComponent, "a.mp3")
+            let response = try await Curl.fetch(proxyURL)
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.body, TestContent.generatedBytes(seed: 5, range: 0..<length))
+
+            serve.send(signal)
+            XCTAssertEqual(serve.waitForExit(timeout: 20), 0, "signal \(signal): \(serve.stderr)")
+            let cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
+            let entry = try XCTUnwrap(cache.entry(for: nginx.url(for: "a.mp3")), "index written before exit")
+            XCTAssertEqual(entry.cachedRanges.byteCount, length)
+            XCTAssertEqual(entry.info.mimeType, "audio/mpeg")
+        }
+    }
+
+    func testProxyURLCommandPrintsAReversibleURLAndRefusesOtherSchemes() throws {
+        let origin = "https://cdn.example.com/a%20b/%D0%BF%D0%B5%D1%81%D0%BD%D1%8F.mp3?token=x&q=1"
+        let output = try spool(["proxy-url", origin, "--port", "8123"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let printed = try XCTUnwrap(URL(string: output.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(printed.host, "127.0.0.1")
+        XCTAssertEqual(printed.port, 8123)
+        XCTAssertTrue(printed.path.hasSuffix("/песня.mp3"), printed.path)
+        let target = try XCTUnwrap(URLComponents(url: printed, resolvingAgainstBaseURL: false)?.percentEncodedPath)
+        XCTAssertEqual(try ProxyURLMapping.originURL(forRequestTarget: target).absoluteString, origin)
+
+        let hosted = try spool(["proxy-url", origin, "--host", "::1", "--port", "8123"])
+        XCTAssertTrue(hosted.stdoutText.hasPrefix("http://[::1]:8123/o/"), hosted.stdoutText)
+
+        let file = try spool(["proxy-url", "file:///etc/passwd", "--port", "8123"])
+        XCTAssertEqual(file.status, 1)
+        XCTAssertTrue(file.stderr.contains("only http and https"), file.stderr)
+        XCTAssertEqual(try spool(["proxy-url", origin]).status, 2, "--port is required")
+    }
+
+    func testHeaderTokensReachTheOriginButNeverTheDiskOrTheLog() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.serve(.generated(length: 300_000, seed: 9), at: "/private.mp3", contentType: "audio/mpeg")
+        let cacheDirectory = try temporaryDirectory()
+        let headerSecret = "HEADER-SECRET-7f3a91"
+        let querySecret = "QUERY-SECRET-52c0e8"
+        let (serve, base) = try startServe([
+            "--cache", cacheDirectory.path, "-H", "Authorization: Bearer \(headerSecret)", "--verbose",
+        ])
+        let originURL = URL(string: origin.url(for: "/private.mp3").absoluteString + "?token=\(querySecret)")!
+        let proxyURL = try ProxyURLMapping(baseURL: base).proxyURL(for: originURL)
+        let response = try await Curl.fetch(proxyURL, ["--range", "0-99999"])
+        XCTAssertEqual(response.status, 206)
+        XCTAssertEqual(response.body, TestContent.generatedBytes(seed: 9, range: 0..<100_000))
+        XCTAssertTrue(
+            origin.requests.contains { $0.headers["authorization"] == "Bearer \(headerSecret)" },
+            "the header goes to the origin")
+
+        serve.send(SIGTERM)
+        XCTAssertEqual(serve.waitForExit(timeout: 20), 0)
+        let logs = serve.stdout + serve.stderr
+        XCTAssertTrue(logs.contains("GET http://127.0.0.1:\(origin.port)/private.mp3"), logs)
+        XCTAssertFalse(logs.contains(headerSecret), logs)
+        XCTAssertFalse(logs.contains(querySecret), logs)
+        var scanned = 0
+        let files = FileManager.default.enumerator(at: cacheDirectory, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            XCTAssertFalse(file.path.contains(headerSecret) || file.path.contains(querySecret), file.path)
+            guard let data = try? Data(contentsOf: file) else { continue }
+            scanned += 1
+            XCTAssertNil(data.range(of: Data(headerSecret.utf8)), file.path)
+            XCTAssertNil(data.range(of: Data(querySecret.utf8)), file.path)
+        }
+        XCTAssertGreaterThanOrEqual(scanned, 2, "the data file and the index record were scanned")
+    }
+
+    func testAPortInUseFailsAtOnceWithAClearError() throws {
+        let cacheDirectory = try temporaryDirectory()
+        let (_, base) = try startServe(["--cache", cacheDirectory.path])
+        let second = try spool(["serve", "--cache", cacheDirectory.path, "--port", "\(base.port!)"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("cannot listen on 127.0.0.1:\(base.port!)"), second.stderr)
+    }
+}

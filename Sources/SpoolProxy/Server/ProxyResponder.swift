@@ -117,17 +117,17 @@ struct ProxyResponder: Sendable {
             if index < partHeaders.count {
                 try await writer.write(.body(.byteBuffer(ByteBuffer(string: partHeaders[index]))))
             }
-            var sent: Int64 = 0
+            let before = record.bodyBytes
             if index == 0, var iterator = firstReader {
                 firstReader = nil
-                if let firstChunk { sent += try await write(firstChunk, to: writer) }
-                while let chunk = try await iterator.next() { sent += try await write(chunk, to: writer) }
+                if let firstChunk { record.bodyBytes += try await write(firstChunk, to: writer) }
+                while let chunk = try await iterator.next() { record.bodyBytes += try await write(chunk, to: writer) }
             } else {
                 for try await chunk in cache.read(resource, from: range.lowerBound, length: range.count64) {
-                    sent += try await write(chunk, to: writer)
+                    record.bodyBytes += try await write(chunk, to: writer)
                 }
             }
-            record.bodyBytes += sent
+            let sent = record.bodyBytes - before
             guard sent == range.count64 else { throw ProxyStreamError.shortRead(expected: range.count64, sent: sent) }
         }
         if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }

@@ -36,15 +36,7 @@ final class ProxyFixture: Sendable {
     @discardableResult
     func serveGenerated(_ name: String, length: Int64, seed: UInt64) throws -> URL {
         let file = www.appendingPathComponent(name)
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        var offset: Int64 = 0
-        while offset < length {
-            let end = min(length, offset + 4 * 1024 * 1024)
-            try handle.write(contentsOf: TestContent.generatedBytes(seed: seed, range: offset..<end))
-            offset = end
-        }
-        try handle.close()
+        try TestContent.writeGenerated(seed: seed, length: length, to: file)
         return file
     }
 
@@ -61,7 +53,7 @@ enum Curl {
 
     /// Runs curl with `arguments` (silent, no proxy from the environment).
     static func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> ExternalCommand.Output {
-        guard let command else { throw XCTSkip("curl is not installed; .ci/run installs it") }
+        guard let command else { throw ExternalCommand.Failure(description: "curl is not installed; .ci/run installs it") }
         return try command.run(["--silent", "--show-error", "--noproxy", "*"] + arguments, timeout: timeout)
     }
 

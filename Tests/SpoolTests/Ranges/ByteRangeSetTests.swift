@@ -1,5 +1,6 @@
 import XCTest
 @testable import Spool
+import SpoolTesting
 
 final class ByteRangeSetTests: XCTestCase {
     func testInsertCoalescesOverlappingAndAdjacentRanges() {

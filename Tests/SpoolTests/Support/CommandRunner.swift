@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTesting
 import XCTest
 
 /// Runs the built `spool` executable as a separate process, as a user would.
@@ -12,19 +13,9 @@ struct CommandRunner {
     let executable: URL
     var environment: [String: String] = ProcessInfo.processInfo.environment
 
-    /// Finds `spool` beside the test bundle: both are products of the same `swift build`.
+    /// Finds `spool` beside the test binary.
     init() throws {
-        let testBinary = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
-        var candidates = [Bundle.main.bundleURL, Bundle(for: BundleMarker.self).bundleURL, testBinary]
-            .map { $0.deletingLastPathComponent().appendingPathComponent("spool") }
-        candidates += [Bundle.main.bundleURL.appendingPathComponent("spool")]
-        if let override = ProcessInfo.processInfo.environment["SPOOL_EXECUTABLE"] {
-            candidates.insert(URL(fileURLWithPath: override), at: 0)
-        }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw CommandRunnerError(message: "spool executable not found in \(candidates.map(\.path)); `swift build` builds it")
-        }
-        executable = found
+        executable = try SpoolExecutable.url()
     }
 
     /// Runs `spool arguments…`, waiting at most `timeout` seconds.
@@ -59,8 +50,6 @@ struct CommandRunner {
             stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 }
-
-private final class BundleMarker {}
 
 struct CommandRunnerError: Error, CustomStringConvertible {
     let message: String

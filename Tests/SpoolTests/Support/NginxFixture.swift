@@ -16,15 +16,7 @@ struct NginxFixture {
         let served = root.appendingPathComponent("www", isDirectory: true)
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         file = served.appendingPathComponent(name)
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        var offset: Int64 = 0
-        while offset < length {
-            let end = min(length, offset + 4 * 1024 * 1024)
-            try handle.write(contentsOf: TestContent.generatedBytes(seed: seed, range: offset..<end))
-            offset = end
-        }
-        try handle.close()
+        try TestContent.writeGenerated(seed: seed, length: length, to: file)
         server = try NginxOrigin(serving: served)
         url = server.url(for: name)
         let server = server

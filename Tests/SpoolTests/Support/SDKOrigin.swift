@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolTesting
 
 /// A non-HTTP origin shaped like a cloud-storage SDK: a "stat" call for size and type, and a ranged
 /// download. It proves the engine needs nothing HTTP-specific, and counts what it serves.

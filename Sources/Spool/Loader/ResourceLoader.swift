@@ -19,6 +19,7 @@ final class ResourceLoader: Sendable {
         /// Whether the index record lags behind the state.
         var dirty = false
         var users = 0
+        var pinned = false
 
         /// No user and nothing running: the loader may be closed.
         var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
@@ -54,7 +55,24 @@ final class ResourceLoader: Sendable {
         self.policy = policy
         let record = store.record(key: key)
         let state = LoaderState(policy: policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
-        inner = LockedBox(Inner(state: state, created: record?.created ?? Date()))
+        var initial = Inner(state: state, created: record?.created ?? Date())
+        initial.pinned = record?.pinned ?? false
+        inner = LockedBox(initial)
+    }
+
+    /// Pins or unpins the entry; the index learns of it at once when the content information is known.
+    func setPinned(_ pinned: Bool) {
+        inner.withLock { inner in
+            guard inner.pinned != pinned else { return }
+            inner.pinned = pinned
+            inner.dirty = true
+        }
+        flush()
+    }
+
+    /// Whether the entry is pinned.
+    var isPinned: Bool {
+        inner.withLock { $0.pinned }
     }
 
     // MARK: Users
@@ -222,7 +240,7 @@ final class ResourceLoader: Sendable {
             inner.unflushedBytes = 0
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
-                created: inner.created, lastAccess: Date())
+                created: inner.created, lastAccess: Date(), pinned: inner.pinned)
             return (record, inner.file)
         }
         guard let (record, file) = snapshot else { return }
@@ -314,7 +332,7 @@ extension ResourceLoader {
         if let info = inner.state.info {
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: ByteRangeSet(),
-                created: inner.created, lastAccess: Date())
+                created: inner.created, lastAccess: Date(), pinned: inner.pinned)
             try store.save(record, key: key)
         } else {
             store.remove(key: key)

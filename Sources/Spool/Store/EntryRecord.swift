@@ -3,7 +3,7 @@ import Foundation
 /// What the index keeps about one cache entry. Written atomically, after the bytes it describes are on disk.
 struct EntryRecord: Codable, Sendable, Equatable {
     /// The format of this record; a record of another format is ignored (its entry is dropped).
-    static let currentFormat = 1
+    static let currentFormat = 2
 
     var format: Int = EntryRecord.currentFormat
     /// The URL without credentials, for listings.
@@ -14,4 +14,9 @@ struct EntryRecord: Codable, Sendable, Equatable {
     var ranges: ByteRangeSet
     var created: Date
     var lastAccess: Date
+    /// Pinned for offline use: never evicted.
+    var pinned: Bool = false
+    /// Identifies the encryption key the bytes are sealed with (a keyed hash, not the key); `nil` when
+    /// stored unencrypted.
+    var keyCheck: String?
 }

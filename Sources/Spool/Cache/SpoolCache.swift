@@ -18,11 +18,19 @@ public final class SpoolCache: Sendable {
     private let store: DiskStore
     private let loaders = LockedBox<[String: ResourceLoader]>([:])
     private let gate = PlaybackGate()
+    private let codec: any BlockCodec
+    private let problems: ProblemReporter
+    private let evictor: Evictor
 
-    /// Opens (creating if needed) the cache in `configuration.directory`.
+    /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
+    /// reads the index records to apply them.
     public init(configuration: SpoolConfiguration = SpoolConfiguration()) throws {
         self.configuration = configuration
         store = try DiskStore(directory: configuration.directory)
+        codec = try configuration.encryptionKey.map(SealedCodec.init(key:)) ?? ChecksumCodec()
+        problems = ProblemReporter(handler: configuration.onProblem)
+        evictor = Evictor(limits: configuration.limits, store: store, clock: configuration.clock)
+        enforceLimits()
     }
 
     /// The bytes of the resource at `url` from `offset`, `length` of them or (`nil`) to its end.
@@ -152,6 +160,15 @@ public final class SpoolCache: Sendable {
     /// Applies `configuration.limits` now. They also apply on their own as data is written; this is for an
     /// app that lowered them, or a test that moved its clock.
     public func enforceLimits() {
+        guard evictor.isActive else { return }
+        let active = loaders.withLock { $0 }
+        evictor.enforce(active: active) { key in
+            // Under the map's lock, so no reader can open the entry while it goes.
+            loaders.withLock { loaders in
+                guard loaders[key] == nil else { return false }
+                return store.removeIfUnused(key: key)
+            }
+        }
     }
 
     /// Waits for running origin requests to end and writes every index record; call it before the process
@@ -173,12 +190,22 @@ public final class SpoolCache: Sendable {
         let key = key(for: resource)
         return loaders.withLock { loaders in
             let loader = loaders[key] ?? ResourceLoader(
-                key: key, url: resource.url, origin: resource.origin ?? configuration.origin, store: store,
-                policy: configuration.fetchPolicy
+                key: key, url: resource.url, origin: resource.origin ?? configuration.origin,
+                environment: environment
             ) { [weak self] loader in self?.closeIfIdle(loader) }
             loaders[key] = loader
             loader.retain()
             return loader
+        }
+    }
+
+    private var environment: LoaderEnvironment {
+        LoaderEnvironment(
+            store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
+            problems: problems
+        ) { [weak self] bytes in
+            guard let self, self.evictor.noteWritten(bytes) else { return }
+            self.enforceLimits()
         }
     }
 
@@ -192,6 +219,7 @@ public final class SpoolCache: Sendable {
             guard loaders[loader.key] === loader, loader.isIdle else { return }
             loaders[loader.key] = nil
             loader.close()
+            evictor.noteClosed(key: loader.key, record: store.record(key: loader.key))
         }
     }
 }

@@ -53,7 +53,11 @@ private final class ReadSession: @unchecked Sendable {
     // Only touched by the task iterating, one `next()` at a time, as AsyncIteratorProtocol requires.
     private var reader: Int?
     private var position: Int64
+    /// Where the read ends, once the resource's length is known.
+    private var end: Int64?
     private var done = false
+    /// The origin response a read falls back to when the disk fails, and the offset of its next chunk.
+    private var direct: (iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator, offset: Int64)?
 
     init(_ stream: ByteStream) {
         self.stream = stream
@@ -68,6 +72,7 @@ private final class ReadSession: @unchecked Sendable {
 
     func next() async throws -> Data? {
         guard !done else { return nil }
+        if direct != nil { return try await nextDirect() }
         do {
             if reader == nil {
                 let info = try await loader.contentInfo()
@@ -75,6 +80,7 @@ private final class ReadSession: @unchecked Sendable {
                 guard offset >= 0, offset <= info.length, (stream.length ?? 0) >= 0 else {
                     throw SpoolError.rangeNotSatisfiable(requested: offset, length: info.length)
                 }
+                end = stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) } ?? info.length
                 reader = loader.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
             }
             guard let chunk = try await loader.nextChunk(reader: reader!, position: position, priority: stream.priority, gate: stream.gate) else {
@@ -83,8 +89,59 @@ private final class ReadSession: @unchecked Sendable {
             }
             position += Int64(chunk.count)
             return chunk
+        } catch SpoolError.storage {
+            // The disk fails (full, a file size limit): the rest of the read comes straight from the origin,
+            // uncached. The cache reported the failure once.
+            finish()
+            done = false
+            return try await nextDirect()
         } catch {
             finish()
+            throw error
+        }
+    }
+
+    /// The next chunk of the read straight from the origin, for when the disk cannot take it.
+    private func nextDirect() async throws -> Data? {
+        do {
+            if direct == nil {
+                let info = try await loader.contentInfo()
+                let end = end ?? info.length
+                guard position < end else {
+                    done = true
+                    return nil
+                }
+                let response = try await loader.origin.read(
+                    OriginReadRequest(url: loader.url, range: position..<end, validator: info.rangeValidator))
+                guard !response.info.isDifferentVersion(from: info) else { throw SpoolError.resourceChanged }
+                direct = (response.body.makeAsyncIterator(), response.offset)
+            }
+            while let current = direct {
+                var iterator = current.iterator
+                let offset = current.offset
+                guard let chunk = try await iterator.next() else {
+                    direct = nil
+                    guard position >= (end ?? position) else {
+                        throw SpoolError.truncatedBody(expected: (end ?? position) - offset, received: position - offset)
+                    }
+                    done = true
+                    return nil
+                }
+                let chunkEnd = offset + Int64(chunk.count)
+                direct = (iterator, chunkEnd)
+                // An origin that ignored the range starts before the position: skip to it.
+                guard chunkEnd > position else { continue }
+                let from = chunk.startIndex + Int(max(0, position - offset))
+                let upTo = chunk.startIndex + Int(min(Int64(chunk.count), (end ?? chunkEnd) - offset))
+                guard from < upTo else { continue }
+                position += Int64(upTo - from)
+                if position >= (end ?? .max) { direct = nil; done = true }
+                return chunk[from..<upTo]
+            }
+            return nil
+        } catch {
+            done = true
+            direct = nil
             throw error
         }
     }

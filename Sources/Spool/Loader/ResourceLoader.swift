@@ -8,7 +8,7 @@ import Foundation
 final class ResourceLoader: Sendable {
     private struct Inner {
         var state: LoaderState
-        var file: EntryFile?
+        var file: BlockFile?
         var created: Date
         var infoTask: Task<ContentInfo, any Error>?
         var tasks: [Int: Task<Void, Never>] = [:]
@@ -20,23 +20,42 @@ final class ResourceLoader: Sendable {
         var dirty = false
         var users = 0
         var pinned = false
+        var lastAccess: Date
+        /// The ranges of the record as this loader last read or wrote it: bytes the record claims beyond
+        /// them were added by another process.
+        var savedRanges = ByteRangeSet()
+        /// Where each reader is, so eviction spares the bytes they are about to read.
+        var readerPositions: [Int: Int64] = [:]
+        /// When each block was last written or read in this process; blocks not in it are older.
+        var blockUse: [Int64: Date] = [:]
+        var saltCache: (info: ContentInfo, salt: Data)?
 
         /// No user and nothing running: the loader may be closed.
         var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
 
-        mutating func openFile(_ store: DiskStore, key: String) throws -> EntryFile {
+        mutating func openFile(_ environment: LoaderEnvironment, key: String) throws -> BlockFile {
             if let file { return file }
-            let opened = try store.openFile(key: key)
+            let opened = try environment.store.openFile(key: key, codec: environment.codec)
             file = opened
             return opened
+        }
+
+        /// The salt of the version the stored bytes belong to.
+        mutating func salt(key: String) -> Data {
+            guard let info = state.info else { return Data() }
+            if let saltCache, saltCache.info == info { return saltCache.salt }
+            let salt = BlockLayout.salt(key: key, info: info)
+            saltCache = (info, salt)
+            return salt
         }
     }
 
     let key: String
     let url: URL
     let origin: any Origin
-    private let store: DiskStore
-    private let policy: FetchPolicy
+    private let environment: LoaderEnvironment
+    private var store: DiskStore { environment.store }
+    private var policy: FetchPolicy { environment.policy }
     private let inner: LockedBox<Inner>
     private let flushLock = NSLock()
     private let onIdle: @Sendable (ResourceLoader) -> Void
@@ -44,19 +63,27 @@ final class ResourceLoader: Sendable {
     /// A loader for the resource at `url`, stored under `key`; `onIdle` runs when its last request ends
     /// with no user left.
     init(
-        key: String, url: URL, origin: any Origin, store: DiskStore, policy: FetchPolicy,
+        key: String, url: URL, origin: any Origin, environment: LoaderEnvironment,
         onIdle: @escaping @Sendable (ResourceLoader) -> Void
     ) {
         self.onIdle = onIdle
         self.key = key
         self.url = url
         self.origin = origin
-        self.store = store
-        self.policy = policy
-        let record = store.record(key: key)
-        let state = LoaderState(policy: policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
-        var initial = Inner(state: state, created: record?.created ?? Date())
+        self.environment = environment
+        var record = environment.store.record(key: key)
+        if let found = record, found.keyCheck != environment.codec.keyCheck {
+            // Sealed with another key, or with none: nothing in it can be read; start afresh.
+            if !found.ranges.isEmpty { environment.problems.report(.wrongKey(url: found.url)) }
+            environment.store.remove(key: key)
+            record = nil
+        }
+        let state = LoaderState(policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
+        var initial = Inner(state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
         initial.pinned = record?.pinned ?? false
+        initial.savedRanges = record?.ranges ?? ByteRangeSet()
+        // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
+        if record != nil { _ = try? initial.openFile(environment, key: key) }
         inner = LockedBox(initial)
     }
 
@@ -102,6 +129,9 @@ final class ResourceLoader: Sendable {
             inner.file = nil
         }
     }
+
+    /// The clock of the cache.
+    var now: Date { environment.clock() }
 
     // MARK: Content information
 
@@ -151,8 +181,13 @@ final class ResourceLoader: Sendable {
     /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored, and
     /// the index learns of them.
     func removeReader(_ id: Int) {
+        let now = environment.clock()
         let orphans = inner.withLock { inner in
-            inner.state.removeReader(id).compactMap { inner.tasks[$0] }
+            inner.readerPositions[id] = nil
+            // A read is a use: the entry's last access moves, for least-recently-used eviction.
+            inner.lastAccess = now
+            if inner.state.info != nil { inner.dirty = true }
+            return inner.state.removeReader(id).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
         flush()
@@ -175,6 +210,7 @@ final class ResourceLoader: Sendable {
                 try Task.checkCancellation()
             }
             let (step, seen) = inner.withLock { inner in
+                inner.readerPositions[id] = position
                 let step = inner.state.step(reader: id, position: position)
                 if case .wait(let starts) = step {
                     for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
@@ -187,15 +223,34 @@ final class ResourceLoader: Sendable {
             case .fail(let error):
                 throw error
             case .read(let range, let generation):
-                let file = try inner.withLock { try $0.openFile(store, key: key) }
-                let data = try file.read(range)
-                // Bytes read while the resource was being replaced by a new version are not served.
-                let valid = inner.withLock { inner in
-                    guard inner.state.generation == generation, inner.state.stored.contains(range) else { return false }
-                    inner.state.markDelivered(reader: id, generation: generation)
-                    return true
+                // Read and verified under the lock, so no write can extend a block between the two.
+                let outcome = inner.withLock { inner -> Result<Data?, any Error> in
+                    guard inner.state.generation == generation, inner.state.stored.contains(range) else {
+                        return .success(nil)
+                    }
+                    do {
+                        let file = try inner.openFile(environment, key: key)
+                        let data = try file.read(range, present: inner.state.stored, salt: inner.salt(key: key))
+                        inner.state.markDelivered(reader: id, generation: generation)
+                        inner.readerPositions[id] = range.upperBound
+                        let now = environment.clock()
+                        for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
+                        return .success(data)
+                    } catch let damage as BlockDamage {
+                        forget(damage.ranges, in: &inner)
+                        return .failure(damage)
+                    } catch {
+                        return .failure(error)
+                    }
                 }
-                if valid { return data }
+                switch outcome {
+                case .success(let data?): return data
+                case .success(nil): continue
+                case .failure(let damage as BlockDamage):
+                    for range in damage.ranges { environment.problems.report(.corruptData(url: url.absoluteString, range: range)) }
+                    notifyReaders()
+                case .failure(let error): throw error
+                }
             case .wait:
                 if priority == .playback { gate.playbackWaits() }
                 await waitForChange(reader: id, seen: seen)
@@ -234,18 +289,72 @@ final class ResourceLoader: Sendable {
     func flush() {
         flushLock.lock()
         defer { flushLock.unlock() }
-        let snapshot = inner.withLock { inner -> (EntryRecord, EntryFile?)? in
+        let snapshot = inner.withLock { inner -> (ContentInfo, BlockFile?)? in
             guard let info = inner.state.info, inner.dirty else { return nil }
             inner.dirty = false
             inner.unflushedBytes = 0
-            let record = EntryRecord(
-                url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
-                created: inner.created, lastAccess: Date(), pinned: inner.pinned)
-            return (record, inner.file)
+            return (info, inner.file)
         }
-        guard let (record, file) = snapshot else { return }
+        guard let (info, file) = snapshot else { return }
         file?.synchronize()
+        // Other processes may share the entry: their record is merged in, under a lock they respect.
+        file?.lockRecord()
+        defer { file?.unlockRecord() }
+        let theirs = store.record(key: key)
+        let record = inner.withLock { inner -> EntryRecord? in
+            guard inner.state.info == info else { return nil }
+            if let theirs, theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info) {
+                // Bytes another process stored and synced, of this same version: ours to read too. Their
+                // blocks carry their own slots, so anything both wrote differently fails its check and is
+                // fetched again rather than trusted.
+                for range in theirs.ranges.ranges {
+                    for added in inner.savedRanges.gaps(in: range) { inner.state.stored.insert(added) }
+                }
+            }
+            inner.savedRanges = inner.state.stored
+            return EntryRecord(
+                url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
+                created: inner.created, lastAccess: max(inner.lastAccess, theirs?.lastAccess ?? .distantPast),
+                pinned: inner.pinned, keyCheck: environment.codec.keyCheck)
+        }
+        guard let record else { return }
         try? store.save(record, key: key)
+    }
+
+    /// Gives up at least `bytes` of stored blocks if it can, least recently used first, sparing what readers
+    /// are about to read (up to a largest piece ahead of each) and what requests are filling. Returns the
+    /// bytes given up.
+    func shed(_ bytes: Int64) -> Int64 {
+        let freed = inner.withLock { inner -> Int64 in
+            guard let info = inner.state.info, !inner.pinned, bytes > 0 else { return 0 }
+            var spared = ByteRangeSet()
+            for position in inner.readerPositions.values {
+                spared.insert(position..<min(info.length, position + policy.maximumPieceSize))
+            }
+            for fetch in inner.state.fetches.values where fetch.position < fetch.end {
+                spared.insert(fetch.position..<fetch.end)
+            }
+            var candidates = Set<Int64>()
+            for range in inner.state.stored.ranges where !range.isEmpty {
+                for block in BlockLayout.blocks(in: range) { candidates.insert(block) }
+            }
+            let order = candidates
+                .filter { spared.intersection(BlockLayout.range(of: $0)).isEmpty }
+                .sorted { (inner.blockUse[$0] ?? .distantPast, $0) < (inner.blockUse[$1] ?? .distantPast, $1) }
+            var freed: Int64 = 0
+            for block in order where freed < bytes {
+                let present = inner.state.stored.intersection(BlockLayout.range(of: block))
+                freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+                forget(present, in: &inner)
+                inner.blockUse[block] = nil
+            }
+            return freed
+        }
+        if freed > 0 {
+            flush()
+            notifyReaders()
+        }
+        return freed
     }
 
     /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
@@ -332,36 +441,76 @@ extension ResourceLoader {
         if let info = inner.state.info {
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: ByteRangeSet(),
-                created: inner.created, lastAccess: Date(), pinned: inner.pinned)
+                created: inner.created, lastAccess: inner.lastAccess, pinned: inner.pinned,
+                keyCheck: environment.codec.keyCheck)
             try store.save(record, key: key)
         } else {
             store.remove(key: key)
             inner.file?.close()
             inner.file = nil
         }
-        try inner.openFile(store, key: key).truncate(to: 0)
+        inner.blockUse.removeAll()
+        inner.savedRanges = ByteRangeSet()
+        try inner.openFile(environment, key: key).truncate()
+    }
+
+    /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are cleared, readers that need
+    /// them fetch them again.
+    private func forget(_ ranges: [Range<Int64>], in inner: inout Inner) {
+        for range in ranges {
+            inner.state.stored.remove(range)
+            try? inner.file?.discard(range)
+        }
+        inner.dirty = true
+        inner.changes &+= 1
     }
 
     /// Writes the parts of `chunk` (at resource `offset`) that are not stored yet; returns whether request
     /// `id` wants more.
     private func store(_ chunk: Data, at offset: Int64, fetch id: Int) throws -> Bool {
         let range = offset..<(offset + Int64(chunk.count))
-        let (more, flushDue) = try inner.withLock { inner -> (Bool, Bool) in
-            guard let parts = inner.state.unstoredParts(of: range, fetch: id) else { return (false, false) }
-            if !parts.isEmpty {
-                let file = try inner.openFile(store, key: key)
-                for part in parts {
-                    let start = chunk.startIndex + Int(part.lowerBound - offset)
-                    try file.write(chunk[start..<(start + Int(part.upperBound - part.lowerBound))], at: part.lowerBound)
+        let outcome = inner.withLock { inner -> Result<(more: Bool, flushDue: Bool, damaged: [Range<Int64>]), any Error> in
+            var damaged: [Range<Int64>] = []
+            do {
+                // Damage found on the way un-stores bytes, some of which this chunk may carry: go round
+                // until every byte of the chunk that is not stored has been written.
+                while true {
+                    guard let parts = inner.state.unstoredParts(of: range, fetch: id) else { return .success((false, false, damaged)) }
+                    if parts.isEmpty { break }
+                    let file = try inner.openFile(environment, key: key)
+                    let salt = inner.salt(key: key)
+                    var found: [Range<Int64>] = []
+                    for part in parts {
+                        let start = chunk.startIndex + Int(part.lowerBound - offset)
+                        let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
+                        found += try file.write(bytes, at: part.lowerBound, present: inner.state.stored, salt: salt)
+                        inner.state.stored.insert(part)
+                    }
+                    let now = environment.clock()
+                    for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
+                    if found.isEmpty { break }
+                    forget(found, in: &inner)
+                    damaged += found
                 }
+            } catch {
+                return .failure(error)
             }
             let more = inner.state.didStore(range, fetch: id)
             inner.unflushedBytes += Int64(chunk.count)
             inner.dirty = true
-            return (more, inner.unflushedBytes >= policy.indexInterval)
+            return .success((more, inner.unflushedBytes >= policy.indexInterval, damaged))
         }
-        if flushDue { flush() }
-        return more
+        switch outcome {
+        case .failure(let error):
+            if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
+            throw error
+        case .success(let result):
+            environment.problems.storageWorked()
+            for range in result.damaged { environment.problems.report(.corruptData(url: url.absoluteString, range: range)) }
+            environment.didWrite(Int64(chunk.count))
+            if result.flushDue { flush() }
+            return result.more
+        }
     }
 
     private func finishFetch(_ id: Int, failure: (any Error)?) {

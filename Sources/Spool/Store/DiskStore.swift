@@ -30,9 +30,37 @@ final class DiskStore: Sendable {
         return decoder
     }()
 
-    /// Opens the data file of `key`.
-    func openFile(key: String) throws -> EntryFile {
-        try EntryFile(url: dataURL(key))
+    /// Opens the data and slot files of `key`, holding a shared lock on the data file while open so that no
+    /// process evicts the entry from under it.
+    func openFile(key: String, codec: any BlockCodec) throws -> BlockFile {
+        let data = try EntryFile(url: dataURL(key))
+        data.lock(exclusive: false)
+        let sums = try EntryFile(url: sumsURL(key))
+        return BlockFile(data: data, sums: sums, codec: codec)
+    }
+
+    /// Deletes the entry of `key` unless a process (this one included) has it open; returns whether it did.
+    func removeIfUnused(key: String) -> Bool {
+        guard let data = try? EntryFile(url: dataURL(key)) else {
+            remove(key: key)
+            return true
+        }
+        defer { data.close() }
+        guard data.lock(exclusive: true, wait: false) else { return false }
+        remove(key: key)
+        return true
+    }
+
+    /// The bytes a record claims, by key, without checking data files: for limits, which need every entry's
+    /// size and age but must not read every data file.
+    func summaries() -> [(key: String, record: EntryRecord)] {
+        keys().compactMap { key in
+            guard let data = try? Data(contentsOf: recordURL(key)),
+                  let record = try? Self.decoder.decode(EntryRecord.self, from: data),
+                  record.format == EntryRecord.currentFormat
+            else { return nil }
+            return (key, record)
+        }
     }
 
     /// The record of `key`, checked against its data file; `nil` if there is none or it cannot be trusted.
@@ -66,12 +94,17 @@ final class DiskStore: Sendable {
     func remove(key: String) {
         try? FileManager.default.removeItem(at: recordURL(key))
         try? FileManager.default.removeItem(at: dataURL(key))
+        try? FileManager.default.removeItem(at: sumsURL(key))
     }
 
     /// The keys of every entry that has a record.
     func keys() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: indexDirectory.path)) ?? []
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }
+    }
+
+    private func sumsURL(_ key: String) -> URL {
+        dataDirectory.appendingPathComponent(key + ".sums", isDirectory: false)
     }
 
     private func dataURL(_ key: String) -> URL {

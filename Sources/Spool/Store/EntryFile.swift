@@ -34,22 +34,50 @@ final class EntryFile: @unchecked Sendable {
         }
     }
 
-    /// Reads `range`; fails if the file ends first (the index claimed bytes the file does not have).
-    func read(_ range: Range<Int64>) throws -> Data {
+    /// Reads `range`; `nil` if the file ends first (another process cut it, or the index claimed too much).
+    func read(_ range: Range<Int64>) throws -> Data? {
         let count = Int(range.upperBound - range.lowerBound)
         var data = Data(count: count)
-        try data.withUnsafeMutableBytes { buffer in
+        let complete = try data.withUnsafeMutableBytes { buffer -> Bool in
             var done = 0
             while done < count {
                 let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
                 if result < 0, errno == EINTR { continue }
-                guard result > 0 else {
-                    throw SpoolError.storage(result == 0 ? "data file ends before \(range)" : "read: \(Self.errnoText())")
-                }
+                if result == 0 { return false }
+                guard result > 0 else { throw SpoolError.storage("read: \(Self.errnoText())") }
                 done += result
             }
+            return true
         }
-        return data
+        return complete ? data : nil
+    }
+
+    /// Gives the disk space of `range` back while keeping the file's length (a hole reads as zeros).
+    func punchHole(_ range: Range<Int64>) {
+        #if os(Linux)
+        // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE from <linux/falloc.h>.
+        _ = linuxFallocate(descriptor, 0x02 | 0x01, off_t(range.lowerBound), off_t(range.upperBound - range.lowerBound))
+        #elseif canImport(Darwin)
+        var hole = fpunchhole_t(fp_flags: 0, reserved: 0, fp_offset: off_t(range.lowerBound), fp_length: off_t(range.upperBound - range.lowerBound))
+        _ = fcntl(descriptor, F_PUNCHHOLE, &hole)
+        #endif
+    }
+
+    /// Takes an advisory lock on the file, shared or exclusive, waiting for it unless `wait` is false;
+    /// returns whether it was taken. Locks belong to this open file and end when it closes.
+    @discardableResult
+    func lock(exclusive: Bool, wait: Bool = true) -> Bool {
+        var operation = exclusive ? LOCK_EX : LOCK_SH
+        if !wait { operation |= LOCK_NB }
+        while true {
+            if flock(descriptor, operation) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+
+    /// Releases the lock `lock` took.
+    func unlock() {
+        _ = flock(descriptor, LOCK_UN)
     }
 
     /// Makes written bytes durable before the index claims them.
@@ -83,3 +111,9 @@ final class EntryFile: @unchecked Sendable {
 private func systemClose(_ descriptor: Int32) -> Int32 {
     close(descriptor)
 }
+
+#if os(Linux)
+// Glibc declares fallocate only under _GNU_SOURCE, which the Swift module does not define.
+@_silgen_name("fallocate")
+private func linuxFallocate(_ descriptor: Int32, _ mode: Int32, _ offset: off_t, _ length: off_t) -> Int32
+#endif

@@ -43,8 +43,9 @@ public final class SpoolCache: Sendable {
     public func read(
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback
     ) -> ByteStream {
-        let loader = acquire(resource)
-        return ByteStream(loader: loader, offset: offset, length: length, priority: priority, gate: gate) { [weak self] loader in
+        ByteStream(
+            acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate
+        ) { [weak self] loader in
             self?.release(loader) ?? loader.close()
         }
     }

@@ -11,18 +11,20 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// A chunk of bytes.
     public typealias Element = Data
 
-    fileprivate let loader: ResourceLoader
+    fileprivate let acquire: @Sendable () -> ResourceLoader
     fileprivate let offset: Int64
     fileprivate let length: Int64?
     fileprivate let priority: ReadPriority
     fileprivate let gate: PlaybackGate
     fileprivate let release: @Sendable (ResourceLoader) -> Void
 
+    /// A stream that takes its loader with `acquire` when iteration starts and gives it back with `release`
+    /// when the iteration ends, so a stream that is never iterated holds nothing.
     init(
-        loader: ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority, gate: PlaybackGate,
-        release: @escaping @Sendable (ResourceLoader) -> Void
+        acquire: @escaping @Sendable () -> ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority,
+        gate: PlaybackGate, release: @escaping @Sendable (ResourceLoader) -> Void
     ) {
-        self.loader = loader
+        self.acquire = acquire
         self.offset = offset
         self.length = length
         self.priority = priority
@@ -49,7 +51,7 @@ public struct ByteStream: AsyncSequence, Sendable {
 /// One iteration of a `ByteStream`: registers as a reader on first use, unregisters when done or dropped.
 private final class ReadSession: @unchecked Sendable {
     private let stream: ByteStream
-    private var loader: ResourceLoader { stream.loader }
+    private let loader: ResourceLoader
     // Only touched by the task iterating, one `next()` at a time, as AsyncIteratorProtocol requires.
     private var reader: Int?
     private var position: Int64
@@ -62,7 +64,7 @@ private final class ReadSession: @unchecked Sendable {
     init(_ stream: ByteStream) {
         self.stream = stream
         position = stream.offset
-        stream.loader.retain()
+        loader = stream.acquire()
     }
 
     deinit {

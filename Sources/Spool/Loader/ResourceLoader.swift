@@ -21,14 +21,28 @@ final class ResourceLoader: Sendable {
         var users = 0
         var pinned = false
         var lastAccess: Date
-        /// The ranges of the record as this loader last read or wrote it: bytes the record claims beyond
-        /// them were added by another process.
-        var savedRanges = ByteRangeSet()
         /// Where each reader is, so eviction spares the bytes they are about to read.
         var readerPositions: [Int: Int64] = [:]
         /// When each block was last written or read in this process; blocks not in it are older.
         var blockUse: [Int64: Date] = [:]
         var saltCache: (info: ContentInfo, salt: Data)?
+        /// Whether this process is the entry's writer (see `BlockFile.tryLockWriting`).
+        var isWriter = false
+        /// Bytes found damaged here: never taken back from another process's record, or a reader could go
+        /// round between adopting and rejecting them.
+        var distrusted = ByteRangeSet()
+
+        /// Becomes the entry's writer if no other process is; returns whether this one is. A file that
+        /// cannot be opened (no descriptors, no permission) is a storage failure, reported as such.
+        mutating func claimWriting(_ environment: LoaderEnvironment, key: String) -> Bool {
+            if isWriter { return true }
+            do {
+                isWriter = try openFile(environment, key: key).tryLockWriting()
+            } catch {
+                environment.problems.report(.storageFailed("\(error)"))
+            }
+            return isWriter
+        }
 
         /// No user and nothing running: the loader may be closed.
         var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
@@ -81,7 +95,6 @@ final class ResourceLoader: Sendable {
         let state = LoaderState(policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
         var initial = Inner(state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
         initial.pinned = record?.pinned ?? false
-        initial.savedRanges = record?.ranges ?? ByteRangeSet()
         // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
         if record != nil { _ = try? initial.openFile(environment, key: key) }
         inner = LockedBox(initial)
@@ -127,6 +140,7 @@ final class ResourceLoader: Sendable {
         inner.withLock { inner in
             inner.file?.close()
             inner.file = nil
+            inner.isWriter = false
         }
     }
 
@@ -209,13 +223,23 @@ final class ResourceLoader: Sendable {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
             }
-            let (step, seen) = inner.withLock { inner in
+            let (step, seen, refreshed) = inner.withLock { inner -> (LoaderState.Step, UInt64, Bool) in
                 inner.readerPositions[id] = position
                 let step = inner.state.step(reader: id, position: position)
-                if case .wait(let starts) = step {
+                if case .wait(let starts) = step, !starts.isEmpty {
+                    guard inner.claimWriting(environment, key: key) else {
+                        // Another process is filling this entry: take what it has stored since, else read
+                        // the rest from the origin without caching it.
+                        for start in starts { inner.state.finishFetch(start.id, failure: nil) }
+                        return (step, inner.changes, adoptStoredElsewhere(&inner))
+                    }
                     for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
                 }
-                return (step, inner.changes)
+                return (step, inner.changes, false)
+            }
+            if case .wait(let starts) = step, !starts.isEmpty, !inner.withLock({ $0.isWriter }) {
+                if refreshed { continue }
+                throw SpoolError.storage("another process is caching this resource")
             }
             switch step {
             case .finished:
@@ -247,7 +271,7 @@ final class ResourceLoader: Sendable {
                 case .success(let data?): return data
                 case .success(nil): continue
                 case .failure(let damage as BlockDamage):
-                    for range in damage.ranges { environment.problems.report(.corruptData(url: url.absoluteString, range: range)) }
+                    for range in damage.ranges { environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range)) }
                     notifyReaders()
                 case .failure(let error): throw error
                 }
@@ -297,28 +321,29 @@ final class ResourceLoader: Sendable {
         }
         guard let (info, file) = snapshot else { return }
         file?.synchronize()
-        // Other processes may share the entry: their record is merged in, under a lock they respect.
-        file?.lockRecord()
-        defer { file?.unlockRecord() }
-        let theirs = store.record(key: key)
         let record = inner.withLock { inner -> EntryRecord? in
-            guard inner.state.info == info else { return nil }
-            if let theirs, theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info) {
-                // Bytes another process stored and synced, of this same version: ours to read too. Their
-                // blocks carry their own slots, so anything both wrote differently fails its check and is
-                // fetched again rather than trusted.
-                for range in theirs.ranges.ranges {
-                    for added in inner.savedRanges.gaps(in: range) { inner.state.stored.insert(added) }
-                }
-            }
-            inner.savedRanges = inner.state.stored
+            // Only the entry's writer speaks for it; a reader in another process would overwrite newer claims.
+            guard inner.state.info == info, inner.claimWriting(environment, key: key) else { return nil }
             return EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
-                created: inner.created, lastAccess: max(inner.lastAccess, theirs?.lastAccess ?? .distantPast),
-                pinned: inner.pinned, keyCheck: environment.codec.keyCheck)
+                created: inner.created, lastAccess: inner.lastAccess, pinned: inner.pinned,
+                keyCheck: environment.codec.keyCheck)
         }
         guard let record else { return }
         try? store.save(record, key: key)
+    }
+
+    /// Adds the bytes the entry's writer in another process stored since this loader last looked, if they
+    /// are of the same version; returns whether there were any.
+    private func adoptStoredElsewhere(_ inner: inout Inner) -> Bool {
+        guard let info = inner.state.info, let theirs = store.record(key: key),
+              theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info)
+        else { return false }
+        let before = inner.state.stored.byteCount
+        for range in theirs.ranges.ranges {
+            for trusted in inner.distrusted.gaps(in: range) { inner.state.stored.insert(trusted) }
+        }
+        return inner.state.stored.byteCount > before
     }
 
     /// Gives up at least `bytes` of stored blocks if it can, least recently used first, sparing what readers
@@ -450,7 +475,6 @@ extension ResourceLoader {
             inner.file = nil
         }
         inner.blockUse.removeAll()
-        inner.savedRanges = ByteRangeSet()
         try inner.openFile(environment, key: key).truncate()
     }
 
@@ -459,7 +483,7 @@ extension ResourceLoader {
     private func forget(_ ranges: [Range<Int64>], in inner: inout Inner) {
         for range in ranges {
             inner.state.stored.remove(range)
-            try? inner.file?.discard(range)
+            if inner.isWriter { try? inner.file?.discard(range) } else { inner.distrusted.insert(range) }
         }
         inner.dirty = true
         inner.changes &+= 1
@@ -483,13 +507,14 @@ extension ResourceLoader {
                     for part in parts {
                         let start = chunk.startIndex + Int(part.lowerBound - offset)
                         let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
-                        found += try file.write(bytes, at: part.lowerBound, present: inner.state.stored, salt: salt)
-                        inner.state.stored.insert(part)
+                        found += try file.write(bytes, at: part.lowerBound, present: &inner.state.stored, salt: salt)
                     }
                     let now = environment.clock()
                     for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
                     if found.isEmpty { break }
-                    forget(found, in: &inner)
+                    // Already out of `stored`; their blocks' slots are cleared.
+                    for range in found { try? file.discard(range) }
+                    inner.dirty = true
                     damaged += found
                 }
             } catch {
@@ -506,7 +531,7 @@ extension ResourceLoader {
             throw error
         case .success(let result):
             environment.problems.storageWorked()
-            for range in result.damaged { environment.problems.report(.corruptData(url: url.absoluteString, range: range)) }
+            for range in result.damaged { environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range)) }
             environment.didWrite(Int64(chunk.count))
             if result.flushDue { flush() }
             return result.more

@@ -17,9 +17,10 @@ final class BlockFile: Sendable {
     }
 
     /// Writes `chunk`, the resource's bytes at `offset`, none of them present yet, to a file holding
-    /// `present`; returns the present ranges it found damaged on the way (no longer present: the caller
-    /// forgets them).
-    func write(_ chunk: Data, at offset: Int64, present: ByteRangeSet, salt: Data) throws -> [Range<Int64>] {
+    /// `present`, adding each block's new bytes to `present` as soon as that block and its slot are
+    /// written (so a failure half-way leaves `present` true). Returns the present ranges it found damaged
+    /// on the way, already removed from `present`.
+    func write(_ chunk: Data, at offset: Int64, present: inout ByteRangeSet, salt: Data) throws -> [Range<Int64>] {
         let range = offset..<(offset + Int64(chunk.count))
         guard !range.isEmpty else { return [] }
         var damaged: [Range<Int64>] = []
@@ -38,12 +39,15 @@ final class BlockFile: Sendable {
                     }
                 } else {
                     damaged += existing
+                    for part in existing { present.remove(part) }
                 }
             }
             let start = chunk.startIndex + Int(added.lowerBound - offset)
             segments.append((added, chunk[start..<(start + Int(added.upperBound - added.lowerBound))]))
             segments.sort { $0.range.lowerBound < $1.range.lowerBound }
-            let (stored, slot) = try codec.seal(Data(segments.map(\.bytes).joined()), block: block, salt: salt)
+            var plain = Data(capacity: segments.reduce(0) { $0 + $1.bytes.count })
+            for segment in segments { plain.append(segment.bytes) }
+            let (stored, slot) = try codec.seal(plain, block: block, salt: salt)
             if codec.transformsBytes {
                 var cursor = stored.startIndex
                 for segment in segments {
@@ -55,6 +59,7 @@ final class BlockFile: Sendable {
                 try data.write(segments.first { $0.range == added }!.bytes, at: added.lowerBound)
             }
             try sums.write(slot, at: block * Int64(BlockLayout.slotSize))
+            present.insert(added)
         }
         return damaged
     }
@@ -109,9 +114,11 @@ final class BlockFile: Sendable {
         try data.truncate(to: 0)
     }
 
-    /// Takes or releases the lock other processes respect while they rewrite this entry's index record.
-    func lockRecord() { sums.lock(exclusive: true) }
-    func unlockRecord() { sums.unlock() }
+    /// Tries to become the one process that writes this entry (its bytes, slots and record); held until
+    /// the file closes. Another process holding it means this one only reads what is already stored.
+    func tryLockWriting() -> Bool {
+        sums.lock(exclusive: true, wait: false)
+    }
 
     func close() {
         data.close()

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The cache directory: one data file and one index record per entry.
 ///
@@ -70,8 +75,9 @@ final class DiskStore: Sendable {
               record.format == EntryRecord.currentFormat, record.info.length >= 0
         else { return nil }
         // Claims beyond the resource or beyond the data file's end are dropped, not believed.
-        let fileSize = (try? FileManager.default.attributesOfItem(atPath: dataURL(key).path)[.size] as? NSNumber)?
-            .int64Value ?? 0
+        // stat(2), not FileManager's attributes, which look up owner and group names for every file.
+        var status = stat()
+        let fileSize = stat(dataURL(key).path, &status) == 0 ? Int64(status.st_size) : 0
         let limit = min(record.info.length, fileSize)
         record.ranges.remove(limit..<Int64.max)
         return record

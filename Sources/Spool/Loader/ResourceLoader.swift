@@ -26,6 +26,8 @@ final class ResourceLoader: Sendable {
         /// When each block was last written or read in this process; blocks not in it are older.
         var blockUse: [Int64: Date] = [:]
         var saltCache: (info: ContentInfo, salt: Data)?
+        /// The checksums of partial blocks, as the stored ranges are now.
+        var edgeSums: EdgeSums = [:]
         /// Whether this process is the entry's writer (see `BlockFile.tryLockWriting`).
         var isWriter = false
         /// Bytes found damaged here: never taken back from another process's record, or a reader could go
@@ -95,6 +97,7 @@ final class ResourceLoader: Sendable {
         let state = LoaderState(policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
         var initial = Inner(state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
         initial.pinned = record?.pinned ?? false
+        initial.edgeSums = record?.edgeSums ?? [:]
         // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
         if record != nil { _ = try? initial.openFile(environment, key: key) }
         inner = LockedBox(initial)
@@ -254,7 +257,9 @@ final class ResourceLoader: Sendable {
                     }
                     do {
                         let file = try inner.openFile(environment, key: key)
-                        let data = try file.read(range, present: inner.state.stored, salt: inner.salt(key: key))
+                        let data = try file.read(
+                            range, present: inner.state.stored, edges: inner.edgeSums,
+                            length: inner.state.info?.length ?? 0, salt: inner.salt(key: key))
                         inner.state.markDelivered(reader: id, generation: generation)
                         inner.readerPositions[id] = range.upperBound
                         let now = environment.clock()
@@ -313,23 +318,25 @@ final class ResourceLoader: Sendable {
     func flush() {
         flushLock.lock()
         defer { flushLock.unlock() }
-        let snapshot = inner.withLock { inner -> (ContentInfo, BlockFile?)? in
+        // The record is taken first, with the edge checksums of that moment, then the bytes it claims are
+        // synced, then it is saved: it never claims a byte that is not on disk, and bytes written after it
+        // was taken never change what it vouches for.
+        let snapshot = inner.withLock { inner -> (EntryRecord, BlockFile?)? in
             guard let info = inner.state.info, inner.dirty else { return nil }
+            // Only the entry's writer speaks for it; a reader in another process would overwrite newer claims.
+            guard inner.claimWriting(environment, key: key) else { return nil }
             inner.dirty = false
             inner.unflushedBytes = 0
-            return (info, inner.file)
-        }
-        guard let (info, file) = snapshot else { return }
-        file?.synchronize()
-        let record = inner.withLock { inner -> EntryRecord? in
-            // Only the entry's writer speaks for it; a reader in another process would overwrite newer claims.
-            guard inner.state.info == info, inner.claimWriting(environment, key: key) else { return nil }
-            return EntryRecord(
+            let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
                 created: inner.created, lastAccess: inner.lastAccess, pinned: inner.pinned,
-                keyCheck: environment.codec.keyCheck)
+                keyCheck: environment.codec.keyCheck, edgeSums: inner.edgeSums)
+            return (record, inner.file)
         }
-        guard let record else { return }
+        guard let (record, file) = snapshot else { return }
+        file?.synchronize()
+        // A new version may have replaced this one meanwhile; its empty record must stay.
+        guard inner.withLock({ $0.state.info == record.info }) else { return }
         try? store.save(record, key: key)
     }
 
@@ -341,7 +348,10 @@ final class ResourceLoader: Sendable {
         else { return false }
         let before = inner.state.stored.byteCount
         for range in theirs.ranges.ranges {
-            for trusted in inner.distrusted.gaps(in: range) { inner.state.stored.insert(trusted) }
+            for trusted in inner.distrusted.gaps(in: range) {
+                inner.state.stored.insert(trusted)
+                for block in BlockLayout.blocks(in: trusted) { inner.edgeSums[block] = theirs.edgeSums[block] }
+            }
         }
         return inner.state.stored.byteCount > before
     }
@@ -475,13 +485,15 @@ extension ResourceLoader {
             inner.file = nil
         }
         inner.blockUse.removeAll()
+        inner.edgeSums.removeAll()
         try inner.openFile(environment, key: key).truncate()
     }
 
     /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are cleared, readers that need
     /// them fetch them again.
     private func forget(_ ranges: [Range<Int64>], in inner: inout Inner) {
-        for range in ranges {
+        for range in ranges where !range.isEmpty {
+            for block in BlockLayout.blocks(in: range) { inner.edgeSums[block] = nil }
             inner.state.stored.remove(range)
             if inner.isWriter { try? inner.file?.discard(range) } else { inner.distrusted.insert(range) }
         }
@@ -507,7 +519,9 @@ extension ResourceLoader {
                     for part in parts {
                         let start = chunk.startIndex + Int(part.lowerBound - offset)
                         let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
-                        found += try file.write(bytes, at: part.lowerBound, present: &inner.state.stored, salt: salt)
+                        found += try file.write(
+                            bytes, at: part.lowerBound, present: &inner.state.stored, edges: &inner.edgeSums,
+                            length: inner.state.info?.length ?? 0, salt: salt)
                     }
                     let now = environment.clock()
                     for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }

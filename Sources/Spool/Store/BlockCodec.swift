@@ -1,40 +1,39 @@
 import Crypto
 import Foundation
 
-/// How the bytes of one 64 KiB block are stored and vouched for.
+/// How the bytes of a block are stored and checked.
 ///
-/// Every block's present bytes carry a 32-byte slot: a checksum, or with encryption an AES-GCM nonce and
-/// tag. The slot also covers the block's number and the version's salt, so bytes moved to another place or
-/// left over from another version of the resource fail as surely as damaged ones.
+/// Bytes are transformed where they lie (identity, or an AES keystream for their position), so adding
+/// bytes to a block never rewrites the ones it holds: a record written before a crash still vouches for
+/// exactly the bytes it claims. Each block's present bytes have a 16-byte checksum (keyed when encrypted)
+/// that also covers the block's number and the version's salt, so bytes moved or left over from another
+/// version fail as surely as damaged ones.
 protocol BlockCodec: Sendable {
-    /// Whether the stored form differs from the plain bytes, so that adding bytes to a block rewrites the
-    /// ones it already holds.
-    var transformsBytes: Bool { get }
-    /// The stored form of a block's present bytes (`plain`, in offset order) and the slot vouching for it.
-    func seal(_ plain: Data, block: Int64, salt: Data) throws -> (stored: Data, slot: Data)
-    /// The plain bytes of `stored`, or `nil` when `slot` does not vouch for them.
-    func open(_ stored: Data, slot: Data, block: Int64, salt: Data) -> Data?
-    /// A short public value telling which key (if any) sealed the bytes; recorded in the index.
+    /// A short public value telling which key (if any) the bytes are stored with; recorded in the index.
     var keyCheck: String? { get }
+    /// The stored form of `plain`, which lies at `offset` within block `block`; the same call undoes it.
+    func transform(_ plain: Data, block: Int64, offset: Int, salt: Data) throws -> Data
+    /// The checksum of a block's present plain bytes, concatenated in offset order.
+    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data
 }
 
 enum BlockLayout {
     /// The unit of checksums, encryption and eviction.
     static let blockSize: Int64 = 64 * 1024
-    /// The bytes of one slot in an entry's `.sums` file.
-    static let slotSize = 32
+    /// The bytes of one checksum.
+    static let checksumSize = 16
 
     /// The numbers of the blocks `range` touches.
     static func blocks(in range: Range<Int64>) -> ClosedRange<Int64> {
         (range.lowerBound / blockSize)...((range.upperBound - 1) / blockSize)
     }
 
-    /// The byte range of block `index`.
-    static func range(of index: Int64) -> Range<Int64> {
-        (index * blockSize)..<((index + 1) * blockSize)
+    /// The byte range of block `index` in a resource of `length` bytes.
+    static func range(of index: Int64, length: Int64 = .max) -> Range<Int64> {
+        (index * blockSize)..<min(length, (index + 1) * blockSize)
     }
 
-    /// What the slot's checksum or tag also covers: the version's salt, the block number and the length.
+    /// What a checksum also covers: the version's salt, the block number and the length.
     static func context(block: Int64, salt: Data, length: Int) -> Data {
         var context = salt
         withUnsafeBytes(of: block.littleEndian) { context.append(contentsOf: $0) }
@@ -52,31 +51,23 @@ enum BlockLayout {
 
 /// Plain bytes with a SHA-256 checksum per block.
 struct ChecksumCodec: BlockCodec {
-    private static let marker: UInt8 = 1
-
-    var transformsBytes: Bool { false }
     var keyCheck: String? { nil }
 
-    func seal(_ plain: Data, block: Int64, salt: Data) throws -> (stored: Data, slot: Data) {
-        (plain, Self.slot(for: plain, block: block, salt: salt))
-    }
+    func transform(_ plain: Data, block: Int64, offset: Int, salt: Data) throws -> Data { plain }
 
-    func open(_ stored: Data, slot: Data, block: Int64, salt: Data) -> Data? {
-        slot == Self.slot(for: stored, block: block, salt: salt) ? stored : nil
-    }
-
-    private static func slot(for plain: Data, block: Int64, salt: Data) -> Data {
+    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data {
         var hash = SHA256()
         hash.update(data: BlockLayout.context(block: block, salt: salt, length: plain.count))
         hash.update(data: plain)
-        return Data([marker]) + Data(hash.finalize().prefix(BlockLayout.slotSize - 1))
+        return Data(hash.finalize().prefix(BlockLayout.checksumSize))
     }
 }
 
-/// AES-GCM per block with a random nonce for every sealing, so no nonce is ever reused under the key
-/// while blocks are extended and sealed again.
+/// AES in counter mode with a keystream per block and version (taken from AES-GCM's encryption of zeros
+/// under a nonce derived from the salt and the block number), and HMAC-SHA-256 checksums. A position of
+/// one version always holds the same byte, so reusing its keystream there reveals nothing; a new version
+/// has a new salt and so new keystreams.
 struct SealedCodec: BlockCodec {
-    private static let marker: UInt8 = 2
     // Kept as bytes: SymmetricKey is not Sendable; making one per call costs a copy of 32 bytes.
     private let keyBytes: Data
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
@@ -90,24 +81,29 @@ struct SealedCodec: BlockCodec {
         keyCheck = Data(check).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
-    var transformsBytes: Bool { true }
-
-    func seal(_ plain: Data, block: Int64, salt: Data) throws -> (stored: Data, slot: Data) {
-        let context = BlockLayout.context(block: block, salt: salt, length: plain.count)
-        let box = try AES.GCM.seal(plain, using: key, nonce: AES.GCM.Nonce(), authenticating: context)
-        var slot = Data([Self.marker])
-        slot.append(contentsOf: box.nonce)
-        slot.append(box.tag)
-        slot.append(Data(count: BlockLayout.slotSize - slot.count))
-        return (box.ciphertext, slot)
+    func transform(_ plain: Data, block: Int64, offset: Int, salt: Data) throws -> Data {
+        var nonceSeed = salt
+        withUnsafeBytes(of: block.littleEndian) { nonceSeed.append(contentsOf: $0) }
+        let nonce = try AES.GCM.Nonce(data: Data(SHA256.hash(data: nonceSeed).prefix(12)))
+        let keystream = try AES.GCM.seal(Data(count: offset + plain.count), using: key, nonce: nonce).ciphertext
+        var result = Data(count: plain.count)
+        result.withUnsafeMutableBytes { (output: UnsafeMutableRawBufferPointer) in
+            plain.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
+                keystream.withUnsafeBytes { (stream: UnsafeRawBufferPointer) in
+                    let output = output.bindMemory(to: UInt8.self)
+                    let input = input.bindMemory(to: UInt8.self)
+                    let stream = stream.bindMemory(to: UInt8.self)
+                    for index in 0..<output.count { output[index] = input[index] ^ stream[offset + index] }
+                }
+            }
+        }
+        return result
     }
 
-    func open(_ stored: Data, slot: Data, block: Int64, salt: Data) -> Data? {
-        guard slot.count == BlockLayout.slotSize, slot.first == Self.marker,
-              let nonce = try? AES.GCM.Nonce(data: slot.dropFirst().prefix(12)),
-              let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: stored, tag: slot.dropFirst(13).prefix(16))
-        else { return nil }
-        let context = BlockLayout.context(block: block, salt: salt, length: stored.count)
-        return try? AES.GCM.open(box, using: key, authenticating: context)
+    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data {
+        var mac = HMAC<SHA256>(key: key)
+        mac.update(data: BlockLayout.context(block: block, salt: salt, length: plain.count))
+        mac.update(data: plain)
+        return Data(mac.finalize()).prefix(BlockLayout.checksumSize)
     }
 }

@@ -1,10 +1,14 @@
 import Foundation
 
-/// One entry's bytes and their block slots (`data/KEY` and `data/KEY.sums`): written, read and verified a
-/// 64 KiB block at a time, so a damaged byte is found when it is read and costs one block, not the entry.
+/// One entry's bytes and their checksums: written, read and verified a 64 KiB block at a time, so a
+/// damaged byte is found when it is read and costs one block, not the entry.
 ///
-/// Callers pass the bytes present in the entry, as their index state says, and serialize the calls for
-/// one entry; the file trusts nothing else.
+/// A complete block's checksum sits in `data/KEY.sums`, written before any record claims the block and
+/// never changed afterwards. A partial block (the edges of cached ranges) changes as bytes arrive, so its
+/// checksum travels with the claim itself, in the index record (`EdgeSums`): a record from before a crash
+/// vouches for exactly the bytes it claims, whatever was written after it.
+///
+/// Callers pass what their index state says is present and serialize the calls for one entry.
 final class BlockFile: Sendable {
     let data: EntryFile
     private let sums: EntryFile
@@ -16,21 +20,24 @@ final class BlockFile: Sendable {
         self.codec = codec
     }
 
-    /// Writes `chunk`, the resource's bytes at `offset`, none of them present yet, to a file holding
-    /// `present`, adding each block's new bytes to `present` as soon as that block and its slot are
-    /// written (so a failure half-way leaves `present` true). Returns the present ranges it found damaged
-    /// on the way, already removed from `present`.
-    func write(_ chunk: Data, at offset: Int64, present: inout ByteRangeSet, salt: Data) throws -> [Range<Int64>] {
+    /// Writes `chunk`, the resource's bytes at `offset`, none of them present yet. Each block's new bytes
+    /// join `present` (and its checksum `edges` or the sums file) as soon as they are written, so a
+    /// failure half-way leaves both true. Returns the present ranges found damaged on the way, already
+    /// removed from `present` and `edges`.
+    func write(
+        _ chunk: Data, at offset: Int64, present: inout ByteRangeSet, edges: inout EdgeSums, length: Int64, salt: Data
+    ) throws -> [Range<Int64>] {
         let range = offset..<(offset + Int64(chunk.count))
         guard !range.isEmpty else { return [] }
         var damaged: [Range<Int64>] = []
         for block in BlockLayout.blocks(in: range) {
-            let area = BlockLayout.range(of: block)
+            let area = BlockLayout.range(of: block, length: length)
             let added = range.clamped(to: area)
+            guard !added.isEmpty else { continue }
             var segments: [(range: Range<Int64>, bytes: Data)] = []
             let existing = present.intersection(area)
             if !existing.isEmpty {
-                if let plain = try open(block, segments: existing, salt: salt) {
+                if let plain = try verifiedPlain(block, segments: existing, area: area, edges: edges, salt: salt) {
                     var cursor = plain.startIndex
                     for part in existing {
                         let count = Int(part.upperBound - part.lowerBound)
@@ -40,25 +47,25 @@ final class BlockFile: Sendable {
                 } else {
                     damaged += existing
                     for part in existing { present.remove(part) }
+                    edges[block] = nil
                 }
             }
             let start = chunk.startIndex + Int(added.lowerBound - offset)
-            segments.append((added, chunk[start..<(start + Int(added.upperBound - added.lowerBound))]))
+            let bytes = chunk[start..<(start + Int(added.upperBound - added.lowerBound))]
+            segments.append((added, bytes))
             segments.sort { $0.range.lowerBound < $1.range.lowerBound }
             var plain = Data(capacity: segments.reduce(0) { $0 + $1.bytes.count })
             for segment in segments { plain.append(segment.bytes) }
-            let (stored, slot) = try codec.seal(plain, block: block, salt: salt)
-            if codec.transformsBytes {
-                var cursor = stored.startIndex
-                for segment in segments {
-                    let count = segment.bytes.count
-                    try data.write(stored[cursor..<(cursor + count)], at: segment.range.lowerBound)
-                    cursor += count
-                }
+
+            let within = Int(added.lowerBound - area.lowerBound)
+            try data.write(try codec.transform(Data(bytes), block: block, offset: within, salt: salt), at: added.lowerBound)
+            let sum = codec.checksum(plain, block: block, salt: salt)
+            if Int64(plain.count) == area.upperBound - area.lowerBound {
+                try sums.write(sum, at: block * Int64(BlockLayout.checksumSize))
+                edges[block] = nil
             } else {
-                try data.write(segments.first { $0.range == added }!.bytes, at: added.lowerBound)
+                edges[block] = sum
             }
-            try sums.write(slot, at: block * Int64(BlockLayout.slotSize))
             present.insert(added)
         }
         return damaged
@@ -66,12 +73,12 @@ final class BlockFile: Sendable {
 
     /// The plain bytes of `range`, all of them in `present`, each block verified; throws `BlockDamage`
     /// naming the present ranges of the first block that fails.
-    func read(_ range: Range<Int64>, present: ByteRangeSet, salt: Data) throws -> Data {
+    func read(_ range: Range<Int64>, present: ByteRangeSet, edges: EdgeSums, length: Int64, salt: Data) throws -> Data {
         var result = Data(capacity: Int(range.upperBound - range.lowerBound))
         for block in BlockLayout.blocks(in: range) {
-            let area = BlockLayout.range(of: block)
+            let area = BlockLayout.range(of: block, length: length)
             let segments = present.intersection(area)
-            guard let plain = try open(block, segments: segments, salt: salt) else {
+            guard let plain = try verifiedPlain(block, segments: segments, area: area, edges: edges, salt: salt) else {
                 throw BlockDamage(ranges: segments)
             }
             // Map the wanted part of the block into the concatenated present segments.
@@ -93,16 +100,16 @@ final class BlockFile: Sendable {
         return result
     }
 
-    /// Forgets the blocks `range` covers: their slots are cleared and their disk space given back.
+    /// Forgets the blocks `range` covers: their checksums are cleared and their disk space given back.
     func discard(_ range: Range<Int64>) throws {
         guard !range.isEmpty else { return }
         for block in BlockLayout.blocks(in: range) {
-            try sums.write(Data(count: BlockLayout.slotSize), at: block * Int64(BlockLayout.slotSize))
+            try sums.write(Data(count: BlockLayout.checksumSize), at: block * Int64(BlockLayout.checksumSize))
         }
         data.punchHole(range)
     }
 
-    /// Makes written bytes and slots durable before the index claims them.
+    /// Makes written bytes and checksums durable before the index claims them.
     func synchronize() {
         data.synchronize()
         sums.synchronize()
@@ -114,8 +121,8 @@ final class BlockFile: Sendable {
         try data.truncate(to: 0)
     }
 
-    /// Tries to become the one process that writes this entry (its bytes, slots and record); held until
-    /// the file closes. Another process holding it means this one only reads what is already stored.
+    /// Tries to become the one process that writes this entry (its bytes, checksums and record); held
+    /// until the file closes. Another process holding it means this one only reads what is stored.
     func tryLockWriting() -> Bool {
         sums.lock(exclusive: true, wait: false)
     }
@@ -125,20 +132,31 @@ final class BlockFile: Sendable {
         sums.close()
     }
 
-    /// The plain bytes of a block's present `segments`, or `nil` if they fail their slot (or the file
-    /// ends before them).
-    private func open(_ block: Int64, segments: [Range<Int64>], salt: Data) throws -> Data? {
+    /// The plain bytes of a block's present `segments` if they match their checksum (the sums file's for a
+    /// complete block, `edges`' for a partial one); `nil` if not, or if the file ends before them.
+    private func verifiedPlain(
+        _ block: Int64, segments: [Range<Int64>], area: Range<Int64>, edges: EdgeSums, salt: Data
+    ) throws -> Data? {
         guard !segments.isEmpty else { return Data() }
-        var stored = Data()
+        var plain = Data()
         for part in segments {
-            guard let bytes = try data.read(part) else { return nil }
-            stored.append(bytes)
+            guard let stored = try data.read(part) else { return nil }
+            plain.append(try codec.transform(stored, block: block, offset: Int(part.lowerBound - area.lowerBound), salt: salt))
         }
-        let offset = block * Int64(BlockLayout.slotSize)
-        guard let slot = try sums.read(offset..<(offset + Int64(BlockLayout.slotSize))) else { return nil }
-        return codec.open(stored, slot: slot, block: block, salt: salt)
+        let expected: Data?
+        if segments == [area] {
+            let offset = block * Int64(BlockLayout.checksumSize)
+            expected = try sums.read(offset..<(offset + Int64(BlockLayout.checksumSize)))
+        } else {
+            expected = edges[block]
+        }
+        guard let expected, expected == codec.checksum(plain, block: block, salt: salt) else { return nil }
+        return plain
     }
 }
+
+/// The checksums of an entry's partial blocks, by block number; kept in the index record with the claims.
+typealias EdgeSums = [Int64: Data]
 
 /// Stored bytes that failed their block's checksum (or are missing); the ranges are no longer trusted.
 struct BlockDamage: Error {

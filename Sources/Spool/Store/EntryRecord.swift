@@ -3,7 +3,7 @@ import Foundation
 /// What the index keeps about one cache entry. Written atomically, after the bytes it describes are on disk.
 struct EntryRecord: Codable, Sendable, Equatable {
     /// The format of this record; a record of another format is ignored (its entry is dropped).
-    static let currentFormat = 2
+    static let currentFormat = 3
 
     var format: Int = EntryRecord.currentFormat
     /// The URL without credentials, for listings.
@@ -19,4 +19,7 @@ struct EntryRecord: Codable, Sendable, Equatable {
     /// Identifies the encryption key the bytes are sealed with (a keyed hash, not the key); `nil` when
     /// stored unencrypted.
     var keyCheck: String?
+    /// The checksums of partial blocks (the edges of `ranges`), which change as bytes arrive and so are
+    /// kept with the claims they vouch for. Complete blocks have theirs in the data file's `.sums`.
+    var edgeSums: EdgeSums = [:]
 }

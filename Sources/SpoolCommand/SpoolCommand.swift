@@ -9,12 +9,16 @@ struct SpoolCommand: AsyncParsableCommand {
         commandName: "spool",
         abstract: "A disk cache that plays media while it fills.",
         subcommands: [
-            Get.self, Info.self, List.self, Remove.self, Clear.self, Serve.self, ProxyURL.self, Demo.self, Simulate.self,
+            Get.self, Info.self, List.self, Remove.self, Clear.self, Pin.self, Unpin.self, Serve.self, ProxyURL.self,
+            Demo.self, Simulate.self, Bench.self,
         ]
     )
 
     /// Runs the command with Spool's exit codes: 0 success, 1 a failure (one line on stderr), 2 a usage error.
     static func main() async {
+        // A file size limit (`ulimit -f`) then makes cache writes fail with EFBIG, which the cache handles by
+        // reading on from the origin, instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

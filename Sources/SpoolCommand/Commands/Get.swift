@@ -17,6 +17,7 @@ struct Get: AsyncParsableCommand {
     var range: String?
 
     @OptionGroup var headers: HeaderOptions
+    @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var cacheOptions: CacheOptions
 
     func validate() throws {
@@ -25,7 +26,9 @@ struct Get: AsyncParsableCommand {
 
     func run() async throws {
         let url = try parseOriginURL(url)
-        let cache = try cacheOptions.openCache(headers: try headers.fields())
+        let cache = try cacheOptions.openCache(
+            headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true)
+        if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
         do {
             try await fetch(url, into: cache)
             await cache.close()

@@ -5,7 +5,7 @@ import Spool
 /// `spool ls`: the cache's entries.
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ls", abstract: "List cached resources: URL, size, share cached, last access.")
+        commandName: "ls", abstract: "List cached resources: size, share cached, last access, pinned or not, URL.")
 
     @OptionGroup var cacheOptions: CacheOptions
 
@@ -14,12 +14,13 @@ struct List: ParsableCommand {
         let entries = cache.entries()
         guard !entries.isEmpty else { return print("no cached resources") }
         let formatter = ISO8601DateFormatter()
-        print(["SIZE", "CACHED", "LAST ACCESS", "URL"].joined(separator: "\t"))
+        print(["SIZE", "CACHED", "LAST ACCESS", "PINNED", "URL"].joined(separator: "\t"))
         for entry in entries {
             print([
                 ByteCountText.format(entry.info.length),
                 String(format: "%.1f%%", entry.fractionCached * 100),
                 formatter.string(from: entry.lastAccess),
+                entry.isPinned ? "pinned" : "-",
                 entry.url,
             ].joined(separator: "\t"))
         }

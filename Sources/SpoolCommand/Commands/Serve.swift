@@ -26,6 +26,7 @@ struct Serve: AsyncParsableCommand {
     var verbose = false
 
     @OptionGroup var headers: HeaderOptions
+    @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var cacheOptions: CacheOptions
 
     func validate() throws {
@@ -33,7 +34,8 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let cache = try cacheOptions.openCache(headers: try headers.fields(), connectionsPerHost: 32)
+        let cache = try cacheOptions.openCache(
+            headers: try headers.fields(), connectionsPerHost: 32, limits: try limitOptions.limits(), reportProblems: true)
         var log: (@Sendable (ProxyLogRecord) -> Void)?
         if verbose {
             log = { record in FileHandle.standardError.write(Data("\(record)\n".utf8)) }
@@ -54,6 +56,7 @@ struct Serve: AsyncParsableCommand {
             spool: serving the cache in \(cacheOptions.directory.path)
             spool: play `spool proxy-url URL --port \(baseURL.port ?? port)`; SIGINT or SIGTERM stops\n
             """.utf8))
+        if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
 
         let received = await signals.next()
         FileHandle.standardError.write(Data("spool: \(received == SIGTERM ? "SIGTERM" : "SIGINT"), stopping\n".utf8))

@@ -10,6 +10,22 @@ struct CacheOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The cache directory. Default: $SPOOL_CACHE_DIR, else the platform's cache directory.", valueName: "dir"))
     var cache: String?
 
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Encrypt cached bytes with the key in this file: 32 raw bytes or 64 hex characters. Entries cached with another key are fetched again.", valueName: "file"))
+    var keyFile: String?
+
+    func validate() throws {
+        _ = try encryptionKey()
+    }
+
+    /// The key in `--key-file`, or `nil` without one.
+    func encryptionKey() throws -> Data? {
+        do {
+            return try keyFile.map(KeyFile.load(path:))
+        } catch let invalid as ArgumentText.Invalid {
+            throw ValidationError(invalid.description)
+        }
+    }
+
     /// The directory the options name.
     var directory: URL {
         if let cache { return URL(fileURLWithPath: cache, isDirectory: true) }
@@ -20,12 +36,18 @@ struct CacheOptions: ParsableArguments {
     }
 
     /// Opens the cache, sending `headers` with every origin request over at most `connectionsPerHost`
-    /// connections to one origin host (the platform's default when `nil`).
-    func openCache(headers: [String: String] = [:], connectionsPerHost: Int? = nil) throws -> SpoolCache {
+    /// connections to one origin host (the platform's default when `nil`), within `limits`; problems the
+    /// cache handles on its own are printed as warnings when `reportProblems` is set.
+    func openCache(
+        headers: [String: String] = [:], connectionsPerHost: Int? = nil, limits: CacheLimits = .unlimited,
+        reportProblems: Bool = false
+    ) throws -> SpoolCache {
         let session = URLSessionConfiguration.default
         if let connectionsPerHost { session.httpMaximumConnectionsPerHost = connectionsPerHost }
         let origin = HTTPOrigin(configuration: session, modifier: headers.isEmpty ? nil : .headers(headers))
-        return try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
+        return try SpoolCache(configuration: SpoolConfiguration(
+            directory: directory, origin: origin, limits: limits, encryptionKey: try encryptionKey(),
+            onProblem: reportProblems ? ProblemPrinter.standardError : nil))
     }
 }
 

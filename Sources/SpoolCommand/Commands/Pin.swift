@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Spool
+
+/// `spool pin URL`: pins a resource for offline use and downloads all of it.
+struct Pin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pin a resource for offline use: download all of it and exempt it from eviction.")
+
+    @Argument(help: "The http or https URL.")
+    var url: String
+
+    @OptionGroup var headers: HeaderOptions
+    @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func run() async throws {
+        let url = try parseOriginURL(url)
+        let cache = try cacheOptions.openCache(
+            headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true)
+        if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
+        do {
+            try await pin(url, in: cache)
+            await cache.close()
+        } catch {
+            // What arrived before the failure stays cached and indexed; the pin stays too, so a later
+            // `spool pin` completes the download.
+            await cache.close()
+            throw error
+        }
+    }
+
+    private func pin(_ url: URL, in cache: SpoolCache) async throws {
+        let resource = Resource(url: url)
+        let info = try await cache.contentInfo(for: resource)
+        let cachedBefore = cache.cachedRanges(for: resource).byteCount
+        // `pin` reports no progress of its own: watch the cached bytes grow while it runs.
+        let watcher = Task {
+            var progress = ProgressReporter(total: info.length)
+            while !Task.isCancelled {
+                progress.update(cache.cachedRanges(for: resource).byteCount)
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
+            return progress
+        }
+        do {
+            try await cache.pin(resource)
+        } catch {
+            watcher.cancel()
+            throw error
+        }
+        watcher.cancel()
+        var progress = await watcher.value
+        let cached = cache.cachedRanges(for: resource).byteCount
+        progress.update(cached)
+        progress.finish()
+        guard cached >= info.length else {
+            throw CommandFailure(message: "pinned, but only \(cached) of \(info.length) bytes are cached")
+        }
+        FileHandle.standardError.write(Data((
+            "pinned \(ByteCountText.format(info.length)) of \(CacheKeyPolicy.displayURL(for: url)): "
+            + "\(ByteCountText.format(info.length - cachedBefore)) from the origin, "
+            + "\(ByteCountText.format(cachedBefore)) from the cache\n"
+        ).utf8))
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Spool
+import SpoolTesting
+
+/// The work of `spool bench startup`: fill a cache with small entries through the library, then time a
+/// fresh `SpoolCache` opening it, reading one entry and listing every entry.
+struct StartupBenchmark {
+    /// What filling did.
+    struct Fill {
+        /// Entries fetched now.
+        var created: Int
+        /// How long filling took, in seconds.
+        var seconds: Double
+        /// The address the (now stopped) origin had.
+        var originBase: URL
+    }
+
+    let directory: URL
+    let entries: Int
+    let entrySize: Int64
+
+    /// Entry `index`: a resource of the local origin under a cache key that does not depend on its port, so
+    /// a kept cache directory is reused by the next run.
+    private func resource(_ index: Int, base: URL) -> Resource {
+        Resource(url: base.appendingPathComponent("bench/\(index).bin"), cacheKey: "spool-bench-startup/\(index)")
+    }
+
+    /// Creates the entries the directory lacks by reading each whole from a local origin, 8 at a time.
+    func fill() async throws -> Fill {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        for index in 0..<entries {
+            origin.serve(.generated(length: entrySize, seed: UInt64(index)), at: "/bench/\(index).bin")
+        }
+        let session = URLSessionConfiguration.default
+        session.httpMaximumConnectionsPerHost = 8
+        let cache = try SpoolCache(configuration: SpoolConfiguration(
+            directory: directory, origin: HTTPOrigin(configuration: session, timeout: 10),
+            onProblem: ProblemPrinter.standardError))
+        let missing = (0..<entries).filter { cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize }
+        let start = Date()
+        var tenthsShown = 0
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = missing.makeIterator()
+            var done: Int64 = 0
+            let base = origin.baseURL
+            for _ in 0..<8 {
+                guard let index = next.next() else { break }
+                group.addTask { try await cache.prefetch(resource(index, base: base)) }
+            }
+            while try await group.next() != nil {
+                done += 1
+                if done * 10 / Int64(missing.count) > tenthsShown {
+                    tenthsShown = Int(done * 10 / Int64(missing.count))
+                    FileHandle.standardError.write(Data("filling: \(tenthsShown * 10)% (\(done) of \(missing.count) entries)\n".utf8))
+                }
+                guard let index = next.next() else { continue }
+                group.addTask { try await cache.prefetch(resource(index, base: base)) }
+            }
+        }
+        await cache.close()
+        // A read succeeds even when the disk does not take its bytes (they come from the origin): check.
+        let uncached = missing.filter { cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize }
+        guard uncached.isEmpty else {
+            throw CommandFailure(message: "\(uncached.count) of \(missing.count) entries were read but not cached (first: entry \(uncached[0]))")
+        }
+        return Fill(created: missing.count, seconds: Date().timeIntervalSince(start), originBase: origin.baseURL)
+    }
+
+    /// Times each step `runs` times, every run on a new `SpoolCache`; `base` is the stopped origin of `fill()`.
+    func measure(runs: Int, base: URL) async throws -> BenchTable {
+        var table = BenchTable(runs: runs)
+        let probeLength = min(entrySize, 64 * 1024)
+        for run in 0..<runs {
+            let probe = (run * 7919) % entries
+            // The origin is stopped: a byte that is not on disk fails the read instead of being fetched.
+            let configuration = SpoolConfiguration(directory: directory, origin: HTTPOrigin(timeout: 2))
+            let cache = try table.time("open SpoolCache") { try SpoolCache(configuration: configuration) }
+            var first = Data()
+            try await table.timeAsync("first read: \(probeLength) bytes of one entry") {
+                for try await chunk in cache.read(resource(probe, base: base), length: probeLength) { first.append(chunk) }
+            }
+            guard first == TestContent.generatedBytes(seed: UInt64(probe), range: 0..<probeLength) else {
+                throw CommandFailure(message: "entry \(probe) read back wrong bytes")
+            }
+            let listed = table.time("entries()") { cache.entries() }
+            let total = table.time("totalBytes") { cache.totalBytes }
+            guard listed.count >= entries, total >= Int64(entries) * entrySize else {
+                throw CommandFailure(message: "the cache lists \(listed.count) entries and \(total) bytes; expected at least \(entries) and \(Int64(entries) * entrySize)")
+            }
+            table.note("entries()", "\(listed.count) entries")
+            table.note("totalBytes", "\(total) bytes")
+            await cache.close()
+            // With limits the cache reads every index record when it opens, to apply them; these evict nothing.
+            var limited = configuration
+            limited.limits = CacheLimits(maxBytes: Int64.max / 2, maxAge: 100 * 365 * 86400)
+            let withLimits = try table.time("open SpoolCache with limits") { try SpoolCache(configuration: limited) }
+            await withLimits.close()
+        }
+        return table
+    }
+}

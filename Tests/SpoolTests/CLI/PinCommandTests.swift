@@ -1,0 +1,109 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+/// `spool pin`, `unpin`, and the pins in `spool ls` and `spool info`, end to end against a test origin.
+final class PinCommandTests: XCTestCase {
+    private func entry(_ url: URL, in directory: URL) throws -> CacheEntry? {
+        try SpoolCache(configuration: SpoolConfiguration(directory: directory)).entry(for: url)
+    }
+
+    private func listedLine(_ url: URL, _ runner: CommandRunner) throws -> String? {
+        let list = try runner.run(["ls"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.hasPrefix("SIZE\tCACHED\tLAST ACCESS\tPINNED\tURL\n"), list.stdout)
+        return list.stdout.split(separator: "\n").map(String.init).first { $0.hasSuffix("\t" + url.absoluteString) }
+    }
+
+    func testPinDownloadsEverythingAndListingsShowThePin() throws {
+        let fixture = try HTTPFixture(test: self, length: 3_000_000, seed: 51)
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
+        let url = fixture.url.absoluteString
+
+        let pin = try runner.run(["pin", url, "-H", "X-Pin-Test: yes"])
+        XCTAssertEqual(pin.status, 0, pin.stderr)
+        XCTAssertTrue(pin.stderr.contains("progress: 100% (3000000 of 3000000 bytes)"), pin.stderr)
+        XCTAssertTrue(pin.stderr.contains("pinned 2.9 MB of \(url): 2.9 MB from the origin, 0 B from the cache"), pin.stderr)
+        XCTAssertTrue(fixture.origin.requests.allSatisfy { $0.headers["x-pin-test"] == "yes" }, "headers reach the origin")
+        XCTAssertEqual(fixture.origin.bodyBytesSent, 3_000_000)
+        let pinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
+        XCTAssertTrue(pinned.isPinned)
+        XCTAssertEqual(pinned.cachedBytes, 3_000_000)
+
+        let info = try runner.run(["info", url])
+        XCTAssertTrue(info.stdout.contains("cached:         3000000 bytes (100.0%)"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("pinned:         yes"), info.stdout)
+        let line = try XCTUnwrap(try listedLine(fixture.url, runner))
+        XCTAssertEqual(line.split(separator: "\t").map(String.init)[0...1], ["2.9 MB", "100.0%"])
+        XCTAssertEqual(line.split(separator: "\t")[3], "pinned")
+
+        let again = try runner.run(["pin", url])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("0 B from the origin"), "pinning a cached resource fetches nothing: \(again.stderr)")
+
+        fixture.origin.stop()
+        let output = fixture.directory.appendingPathComponent("offline.bin")
+        let offline = try runner.run(["get", url, "-o", output.path])
+        XCTAssertEqual(offline.status, 0, offline.stderr)
+        XCTAssertTrue(try Data(contentsOf: output) == fixture.bytes(0..<3_000_000), "a pinned resource plays offline")
+    }
+
+    func testUnpinRemovesTheMarkAndKeepsTheBytes() throws {
+        let fixture = try HTTPFixture(test: self, length: 400_000, seed: 52)
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
+        let url = fixture.url.absoluteString
+        XCTAssertEqual(try runner.run(["pin", url]).status, 0)
+
+        let unpin = try runner.run(["unpin", url])
+        XCTAssertEqual(unpin.status, 0, unpin.stderr)
+        XCTAssertEqual(unpin.stdout, "unpinned \(url)\n")
+        let line = try XCTUnwrap(try listedLine(fixture.url, runner))
+        XCTAssertEqual(line.split(separator: "\t")[3], "-")
+        XCTAssertFalse(line.contains("pinned"))
+        let info = try runner.run(["info", url])
+        XCTAssertTrue(info.stdout.contains("pinned:         no"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("(100.0%)"), "unpinning keeps the bytes: \(info.stdout)")
+        let unpinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
+        XCTAssertFalse(unpinned.isPinned)
+        XCTAssertEqual(unpinned.cachedBytes, 400_000)
+
+        let twice = try runner.run(["unpin", url])
+        XCTAssertEqual(twice.status, 0, twice.stderr)
+        XCTAssertEqual(twice.stdout, "not pinned: \(url)\n")
+        let unknown = try runner.run(["unpin", fixture.origin.url(for: "/never.mp3").absoluteString])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("not cached"), unknown.stderr)
+    }
+
+    func testPinFailuresAndUsageErrors() throws {
+        let fixture = try HTTPFixture(test: self, length: 1000)
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
+        let missing = try runner.run(["pin", fixture.origin.url(for: "/missing.mp3").absoluteString])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("404"), missing.stderr)
+        XCTAssertEqual(missing.stderr.split(separator: "\n").filter { $0.hasPrefix("spool:") }.count, 1, missing.stderr)
+        XCTAssertEqual(try runner.run(["pin"]).status, 2)
+        XCTAssertEqual(try runner.run(["unpin"]).status, 2)
+        XCTAssertEqual(try runner.run(["pin", "ftp://127.0.0.1/x.mp3"]).status, 1)
+        XCTAssertEqual(try runner.run(["pin", fixture.url.absoluteString, "-H", "no colon"]).status, 2)
+    }
+
+    /// Waits for the engine's eviction (until then nothing is evicted, and this passes trivially).
+    func testPinnedResourceLargerThanTheSizeLimitIsKeptWhole() throws {
+        let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: 53)
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
+        let pin = try runner.run(["pin", fixture.url.absoluteString, "--max-size", "500KB"])
+        XCTAssertEqual(pin.status, 0, pin.stderr)
+        let other = fixture.origin.url(for: "/other.mp3")
+        fixture.origin.serve(.generated(length: 300_000, seed: 54), at: "/other.mp3", contentType: "audio/mpeg")
+        XCTAssertEqual(try runner.run(["get", other.absoluteString, "--max-size", "500KB"]).status, 0)
+        let pinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
+        XCTAssertTrue(pinned.isPinned)
+        XCTAssertEqual(pinned.cachedBytes, 2_000_000)
+    }
+}

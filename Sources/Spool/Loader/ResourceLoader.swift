@@ -28,23 +28,9 @@ final class ResourceLoader: Sendable {
         var saltCache: (info: ContentInfo, salt: Data)?
         /// The checksums of partial blocks, as the stored ranges are now.
         var edgeSums: EdgeSums = [:]
-        /// Whether this process is the entry's writer (see `BlockFile.tryLockWriting`).
-        var isWriter = false
         /// Bytes found damaged here: never taken back from another process's record, or a reader could go
         /// round between adopting and rejecting them.
         var distrusted = ByteRangeSet()
-
-        /// Becomes the entry's writer if no other process is; returns whether this one is. A file that
-        /// cannot be opened (no descriptors, no permission) is a storage failure, reported as such.
-        mutating func claimWriting(_ environment: LoaderEnvironment, key: String) -> Bool {
-            if isWriter { return true }
-            do {
-                isWriter = try openFile(environment, key: key).tryLockWriting()
-            } catch {
-                environment.problems.report(.storageFailed("\(error)"))
-            }
-            return isWriter
-        }
 
         /// No user and nothing running: the loader may be closed.
         var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
@@ -143,7 +129,6 @@ final class ResourceLoader: Sendable {
         inner.withLock { inner in
             inner.file?.close()
             inner.file = nil
-            inner.isWriter = false
         }
     }
 
@@ -226,23 +211,18 @@ final class ResourceLoader: Sendable {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
             }
-            let (step, seen, refreshed) = inner.withLock { inner -> (LoaderState.Step, UInt64, Bool) in
+            let (step, seen) = inner.withLock { inner -> (LoaderState.Step, UInt64) in
                 inner.readerPositions[id] = position
-                let step = inner.state.step(reader: id, position: position)
-                if case .wait(let starts) = step, !starts.isEmpty {
-                    guard inner.claimWriting(environment, key: key) else {
-                        // Another process is filling this entry: take what it has stored since, else read
-                        // the rest from the origin without caching it.
-                        for start in starts { inner.state.finishFetch(start.id, failure: nil) }
-                        return (step, inner.changes, adoptStoredElsewhere(&inner))
-                    }
+                var step = inner.state.step(reader: id, position: position)
+                if case .wait(let starts) = step, !starts.isEmpty, adoptStoredElsewhere(&inner) {
+                    // Another process stored bytes since: take them rather than fetch them again.
+                    for start in starts { inner.state.finishFetch(start.id, failure: nil) }
+                    step = inner.state.step(reader: id, position: position)
+                }
+                if case .wait(let starts) = step {
                     for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
                 }
-                return (step, inner.changes, false)
-            }
-            if case .wait(let starts) = step, !starts.isEmpty, !inner.withLock({ $0.isWriter }) {
-                if refreshed { continue }
-                throw SpoolError.storage("another process is caching this resource")
+                return (step, inner.changes)
             }
             switch step {
             case .finished:
@@ -318,42 +298,57 @@ final class ResourceLoader: Sendable {
     func flush() {
         flushLock.lock()
         defer { flushLock.unlock() }
-        // The record is taken first, with the edge checksums of that moment, then the bytes it claims are
-        // synced, then it is saved: it never claims a byte that is not on disk, and bytes written after it
-        // was taken never change what it vouches for.
-        let snapshot = inner.withLock { inner -> (EntryRecord, BlockFile?)? in
+        // The claims are taken first, with the edge checksums of that moment, then the bytes they name are
+        // synced, then the record is saved: it never claims a byte that is not on disk, and bytes written
+        // after it was taken never change what it vouches for.
+        let snapshot = inner.withLock { inner -> (EntryRecord, BlockFile?, ByteRangeSet)? in
             guard let info = inner.state.info, inner.dirty else { return nil }
-            // Only the entry's writer speaks for it; a reader in another process would overwrite newer claims.
-            guard inner.claimWriting(environment, key: key) else { return nil }
             inner.dirty = false
             inner.unflushedBytes = 0
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
                 created: inner.created, lastAccess: inner.lastAccess, pinned: inner.pinned,
                 keyCheck: environment.codec.keyCheck, edgeSums: inner.edgeSums)
-            return (record, inner.file)
+            return (record, inner.file, inner.distrusted)
         }
-        guard let (record, file) = snapshot else { return }
+        guard let (taken, file, distrusted) = snapshot else { return }
+        var record = taken
         file?.synchronize()
+        // Other processes may fill the same entry: under a lock they respect, their claims are merged in
+        // rather than overwritten.
+        file?.lockRecord()
+        defer { file?.unlockRecord() }
+        if let theirs = store.record(key: key), theirs.keyCheck == record.keyCheck,
+           !theirs.info.isDifferentVersion(from: record.info) {
+            // Bytes this loader dropped (damaged, evicted) stay dropped even if the record still names them.
+            var offered = theirs.ranges
+            for range in distrusted.ranges { offered.remove(range) }
+            let merged = EntryClaims(ranges: record.ranges, edges: record.edgeSums)
+                .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: record.info.length)
+            record.ranges = merged.ranges
+            record.edgeSums = merged.edges
+            record.lastAccess = max(record.lastAccess, theirs.lastAccess)
+            record.created = min(record.created, theirs.created)
+        }
         // A new version may have replaced this one meanwhile; its empty record must stay.
         guard inner.withLock({ $0.state.info == record.info }) else { return }
         try? store.save(record, key: key)
     }
 
-    /// Adds the bytes the entry's writer in another process stored since this loader last looked, if they
-    /// are of the same version; returns whether there were any.
+    /// Adds the bytes another process stored since this loader last looked, if they are of the same
+    /// version and not found damaged here; returns whether there were any.
     private func adoptStoredElsewhere(_ inner: inout Inner) -> Bool {
         guard let info = inner.state.info, let theirs = store.record(key: key),
               theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info)
         else { return false }
-        let before = inner.state.stored.byteCount
-        for range in theirs.ranges.ranges {
-            for trusted in inner.distrusted.gaps(in: range) {
-                inner.state.stored.insert(trusted)
-                for block in BlockLayout.blocks(in: trusted) { inner.edgeSums[block] = theirs.edgeSums[block] }
-            }
-        }
-        return inner.state.stored.byteCount > before
+        var offered = theirs.ranges
+        for range in inner.distrusted.ranges { offered.remove(range) }
+        let merged = EntryClaims(ranges: inner.state.stored, edges: inner.edgeSums)
+            .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: info.length)
+        guard merged.ranges != inner.state.stored else { return false }
+        inner.state.stored = merged.ranges
+        inner.edgeSums = merged.edges
+        return true
     }
 
     /// Gives up at least `bytes` of stored blocks if it can, least recently used first, sparing what readers
@@ -486,6 +481,7 @@ extension ResourceLoader {
         }
         inner.blockUse.removeAll()
         inner.edgeSums.removeAll()
+        inner.distrusted = ByteRangeSet()
         try inner.openFile(environment, key: key).truncate()
     }
 
@@ -495,7 +491,8 @@ extension ResourceLoader {
         for range in ranges where !range.isEmpty {
             for block in BlockLayout.blocks(in: range) { inner.edgeSums[block] = nil }
             inner.state.stored.remove(range)
-            if inner.isWriter { try? inner.file?.discard(range) } else { inner.distrusted.insert(range) }
+            try? inner.file?.discard(range)
+            inner.distrusted.insert(range)
         }
         inner.dirty = true
         inner.changes &+= 1
@@ -544,7 +541,7 @@ extension ResourceLoader {
             if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
             throw error
         case .success(let result):
-            environment.problems.storageWorked()
+            environment.problems.storageWorked(Int64(chunk.count))
             for range in result.damaged { environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range)) }
             environment.didWrite(Int64(chunk.count))
             if result.flushDue { flush() }

@@ -121,11 +121,10 @@ final class BlockFile: Sendable {
         try data.truncate(to: 0)
     }
 
-    /// Tries to become the one process that writes this entry (its bytes, checksums and record); held
-    /// until the file closes. Another process holding it means this one only reads what is stored.
-    func tryLockWriting() -> Bool {
-        sums.lock(exclusive: true, wait: false)
-    }
+    /// Takes or releases the lock every process holds while it reads, merges and replaces this entry's
+    /// index record.
+    func lockRecord() { sums.lock(exclusive: true) }
+    func unlockRecord() { sums.unlock() }
 
     func close() {
         data.close()

@@ -26,16 +26,8 @@ struct Get: AsyncParsableCommand {
 
     func run() async throws {
         let url = try parseOriginURL(url)
-        let cache = try cacheOptions.openCache(
-            headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true)
-        if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
-        do {
+        try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
             try await fetch(url, into: cache)
-            await cache.close()
-        } catch {
-            // What arrived before the failure stays cached and indexed.
-            await cache.close()
-            throw error
         }
     }
 

@@ -16,17 +16,9 @@ struct Pin: AsyncParsableCommand {
 
     func run() async throws {
         let url = try parseOriginURL(url)
-        let cache = try cacheOptions.openCache(
-            headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true)
-        if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
-        do {
+        // After a failure the pin stays, so a later `spool pin` completes the download.
+        try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
             try await pin(url, in: cache)
-            await cache.close()
-        } catch {
-            // What arrived before the failure stays cached and indexed; the pin stays too, so a later
-            // `spool pin` completes the download.
-            await cache.close()
-            throw error
         }
     }
 

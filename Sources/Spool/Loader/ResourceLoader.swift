@@ -28,6 +28,8 @@ final class ResourceLoader: Sendable {
         var saltCache: (info: ContentInfo, salt: Data)?
         /// The checksums of partial blocks, as the stored ranges are now.
         var edgeSums: EdgeSums = [:]
+        /// Blocks whose stored bytes this loader has checked or written itself: read without checking again.
+        var trusted = Set<Int64>()
         /// Bytes found damaged here: never taken back from another process's record, or a reader could go
         /// round between adopting and rejecting them.
         var distrusted = ByteRangeSet()
@@ -238,7 +240,7 @@ final class ResourceLoader: Sendable {
                     do {
                         let file = try inner.openFile(environment, key: key)
                         let data = try file.read(
-                            range, present: inner.state.stored, edges: inner.edgeSums,
+                            range, present: inner.state.stored, edges: inner.edgeSums, trusted: &inner.trusted,
                             length: inner.state.info?.length ?? 0, salt: inner.salt(key: key))
                         inner.state.markDelivered(reader: id, generation: generation)
                         inner.readerPositions[id] = range.upperBound
@@ -481,6 +483,7 @@ extension ResourceLoader {
         }
         inner.blockUse.removeAll()
         inner.edgeSums.removeAll()
+        inner.trusted.removeAll()
         inner.distrusted = ByteRangeSet()
         try inner.openFile(environment, key: key).truncate()
     }
@@ -489,7 +492,10 @@ extension ResourceLoader {
     /// them fetch them again.
     private func forget(_ ranges: [Range<Int64>], in inner: inout Inner) {
         for range in ranges where !range.isEmpty {
-            for block in BlockLayout.blocks(in: range) { inner.edgeSums[block] = nil }
+            for block in BlockLayout.blocks(in: range) {
+                inner.edgeSums[block] = nil
+                inner.trusted.remove(block)
+            }
             inner.state.stored.remove(range)
             try? inner.file?.discard(range)
             inner.distrusted.insert(range)
@@ -518,7 +524,7 @@ extension ResourceLoader {
                         let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
                         found += try file.write(
                             bytes, at: part.lowerBound, present: &inner.state.stored, edges: &inner.edgeSums,
-                            length: inner.state.info?.length ?? 0, salt: salt)
+                            trusted: &inner.trusted, length: inner.state.info?.length ?? 0, salt: salt)
                     }
                     let now = environment.clock()
                     for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }

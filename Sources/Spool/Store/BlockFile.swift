@@ -25,7 +25,8 @@ final class BlockFile: Sendable {
     /// failure half-way leaves both true. Returns the present ranges found damaged on the way, already
     /// removed from `present` and `edges`.
     func write(
-        _ chunk: Data, at offset: Int64, present: inout ByteRangeSet, edges: inout EdgeSums, length: Int64, salt: Data
+        _ chunk: Data, at offset: Int64, present: inout ByteRangeSet, edges: inout EdgeSums, trusted: inout Set<Int64>,
+        length: Int64, salt: Data
     ) throws -> [Range<Int64>] {
         let range = offset..<(offset + Int64(chunk.count))
         guard !range.isEmpty else { return [] }
@@ -37,7 +38,8 @@ final class BlockFile: Sendable {
             var segments: [(range: Range<Int64>, bytes: Data)] = []
             let existing = present.intersection(area)
             if !existing.isEmpty {
-                if let plain = try verifiedPlain(block, segments: existing, area: area, edges: edges, salt: salt) {
+                if let plain = try plainBytes(
+                    block, segments: existing, area: area, edges: edges, salt: salt, verify: !trusted.contains(block)) {
                     var cursor = plain.startIndex
                     for part in existing {
                         let count = Int(part.upperBound - part.lowerBound)
@@ -48,6 +50,7 @@ final class BlockFile: Sendable {
                     damaged += existing
                     for part in existing { present.remove(part) }
                     edges[block] = nil
+                    trusted.remove(block)
                 }
             }
             let start = chunk.startIndex + Int(added.lowerBound - offset)
@@ -67,22 +70,33 @@ final class BlockFile: Sendable {
                 edges[block] = sum
             }
             present.insert(added)
+            // Its bytes were verified or just written by this process: later reads need not check them again.
+            trusted.insert(block)
         }
         return damaged
     }
 
     /// The plain bytes of `range`, all of them in `present`, each block verified; throws `BlockDamage`
     /// naming the present ranges of the first block that fails.
-    func read(_ range: Range<Int64>, present: ByteRangeSet, edges: EdgeSums, length: Int64, salt: Data) throws -> Data {
+    func read(
+        _ range: Range<Int64>, present: ByteRangeSet, edges: EdgeSums, trusted: inout Set<Int64>, length: Int64, salt: Data
+    ) throws -> Data {
         var result = Data(capacity: Int(range.upperBound - range.lowerBound))
         for block in BlockLayout.blocks(in: range) {
             let area = BlockLayout.range(of: block, length: length)
+            let wanted = range.clamped(to: area)
+            if trusted.contains(block) {
+                // Checked once in this process: read just the wanted bytes.
+                guard let stored = try data.read(wanted) else { throw BlockDamage(ranges: present.intersection(area)) }
+                result.append(try codec.transform(stored, block: block, offset: Int(wanted.lowerBound - area.lowerBound), salt: salt))
+                continue
+            }
             let segments = present.intersection(area)
-            guard let plain = try verifiedPlain(block, segments: segments, area: area, edges: edges, salt: salt) else {
+            guard let plain = try plainBytes(block, segments: segments, area: area, edges: edges, salt: salt, verify: true) else {
                 throw BlockDamage(ranges: segments)
             }
+            trusted.insert(block)
             // Map the wanted part of the block into the concatenated present segments.
-            let wanted = range.clamped(to: area)
             var cursor = plain.startIndex
             for part in segments {
                 let count = Int(part.upperBound - part.lowerBound)
@@ -131,10 +145,11 @@ final class BlockFile: Sendable {
         sums.close()
     }
 
-    /// The plain bytes of a block's present `segments` if they match their checksum (the sums file's for a
-    /// complete block, `edges`' for a partial one); `nil` if not, or if the file ends before them.
-    private func verifiedPlain(
-        _ block: Int64, segments: [Range<Int64>], area: Range<Int64>, edges: EdgeSums, salt: Data
+    /// The plain bytes of a block's present `segments`; when `verify`, only if they match their checksum
+    /// (the sums file's for a complete block, `edges`' for a partial one). `nil` if they do not, or if the
+    /// file ends before them.
+    private func plainBytes(
+        _ block: Int64, segments: [Range<Int64>], area: Range<Int64>, edges: EdgeSums, salt: Data, verify: Bool
     ) throws -> Data? {
         guard !segments.isEmpty else { return Data() }
         var plain = Data()
@@ -142,6 +157,7 @@ final class BlockFile: Sendable {
             guard let stored = try data.read(part) else { return nil }
             plain.append(try codec.transform(stored, block: block, offset: Int(part.lowerBound - area.lowerBound), salt: salt))
         }
+        guard verify else { return plain }
         let expected: Data?
         if segments == [area] {
             let offset = block * Int64(BlockLayout.checksumSize)

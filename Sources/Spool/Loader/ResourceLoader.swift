@@ -28,6 +28,8 @@ final class ResourceLoader: Sendable {
         var saltCache: (info: ContentInfo, salt: Data)?
         /// The checksums of partial blocks, as the stored ranges are now.
         var edgeSums: EdgeSums = [:]
+        /// The record file as this loader last read or wrote it: another stamp means another process wrote.
+        var recordStamp: [Int64]?
         /// Blocks whose stored bytes this loader has checked or written itself: read without checking again.
         var trusted = Set<Int64>()
         /// Bytes found damaged here: never taken back from another process's record, or a reader could go
@@ -86,6 +88,7 @@ final class ResourceLoader: Sendable {
         var initial = Inner(state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
         initial.pinned = record?.pinned ?? false
         initial.edgeSums = record?.edgeSums ?? [:]
+        initial.recordStamp = environment.store.recordStamp(key: key)
         // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
         if record != nil { _ = try? initial.openFile(environment, key: key) }
         inner = LockedBox(initial)
@@ -335,11 +338,17 @@ final class ResourceLoader: Sendable {
         // A new version may have replaced this one meanwhile; its empty record must stay.
         guard inner.withLock({ $0.state.info == record.info }) else { return }
         try? store.save(record, key: key)
+        let stamp = store.recordStamp(key: key)
+        inner.withLock { $0.recordStamp = stamp }
     }
 
     /// Adds the bytes another process stored since this loader last looked, if they are of the same
     /// version and not found damaged here; returns whether there were any.
     private func adoptStoredElsewhere(_ inner: inout Inner) -> Bool {
+        // Unchanged since this loader read or wrote it: nothing new, and no need to read it.
+        let stamp = store.recordStamp(key: key)
+        guard stamp != inner.recordStamp else { return false }
+        inner.recordStamp = stamp
         guard let info = inner.state.info, let theirs = store.record(key: key),
               theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info)
         else { return false }

@@ -83,6 +83,19 @@ final class DiskStore: Sendable {
         return record
     }
 
+    /// What identifies the current version of `key`'s record file (inode, size, modification time), so a
+    /// loader can tell whether another process replaced it without reading it; `nil` if there is none.
+    func recordStamp(key: String) -> [Int64]? {
+        var status = stat()
+        guard stat(recordURL(key).path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = status.st_mtimespec
+        #else
+        let modified = status.st_mtim
+        #endif
+        return [Int64(status.st_ino), Int64(status.st_size), Int64(modified.tv_sec), Int64(modified.tv_nsec)]
+    }
+
     /// Replaces the record of `key` atomically.
     func save(_ record: EntryRecord, key: String) throws {
         let encoder = JSONEncoder()

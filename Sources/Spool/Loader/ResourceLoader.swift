@@ -16,6 +16,10 @@ final class ResourceLoader: Sendable {
         /// Counts state changes, so a reader never sleeps through one that happened before it waited.
         var changes: UInt64 = 0
         var unflushedBytes: Int64 = 0
+        /// Whether bytes were written since the last sync; a record that only moves the last access needs none.
+        var unsynced = false
+        /// The last access the record on disk holds.
+        var savedLastAccess: Date = .distantPast
         /// Whether the index record lags behind the state.
         var dirty = false
         var users = 0
@@ -89,6 +93,7 @@ final class ResourceLoader: Sendable {
         initial.pinned = record?.pinned ?? false
         initial.edgeSums = record?.edgeSums ?? [:]
         initial.recordStamp = environment.store.recordStamp(key: key)
+        initial.savedLastAccess = record?.lastAccess ?? .distantPast
         // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
         if record != nil { _ = try? initial.openFile(environment, key: key) }
         inner = LockedBox(initial)
@@ -193,7 +198,9 @@ final class ResourceLoader: Sendable {
             inner.readerPositions[id] = nil
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
             inner.lastAccess = now
-            if inner.state.info != nil { inner.dirty = true }
+            // The record learns of reads at most once a second, without a sync (it claims nothing new): a
+            // burst of small requests costs one record write, not one each.
+            if inner.state.info != nil, now.timeIntervalSince(inner.savedLastAccess) >= 1 { inner.dirty = true }
             return inner.state.removeReader(id).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
@@ -310,15 +317,19 @@ final class ResourceLoader: Sendable {
             guard let info = inner.state.info, inner.dirty else { return nil }
             inner.dirty = false
             inner.unflushedBytes = 0
+            inner.savedLastAccess = inner.lastAccess
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
                 created: inner.created, lastAccess: inner.lastAccess, pinned: inner.pinned,
                 keyCheck: environment.codec.keyCheck, edgeSums: inner.edgeSums)
-            return (record, inner.file, inner.distrusted)
+            let needsSync = inner.unsynced
+            inner.unsynced = false
+            return (record, needsSync ? inner.file : nil, inner.distrusted)
         }
-        guard let (taken, file, distrusted) = snapshot else { return }
+        guard let (taken, syncing, distrusted) = snapshot else { return }
         var record = taken
-        file?.synchronize()
+        syncing?.synchronize()
+        let file = inner.withLock { $0.file }
         // Other processes may fill the same entry: under a lock they respect, their claims are merged in
         // rather than overwritten.
         file?.lockRecord()
@@ -549,6 +560,7 @@ extension ResourceLoader {
             let more = inner.state.didStore(range, fetch: id)
             inner.unflushedBytes += Int64(chunk.count)
             inner.dirty = true
+            inner.unsynced = true
             return .success((more, inner.unflushedBytes >= policy.indexInterval, damaged))
         }
         switch outcome {

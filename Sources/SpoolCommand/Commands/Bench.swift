@@ -1,8 +1,8 @@
 import ArgumentParser
 
-/// `spool bench`: measurements of the engine, printed as tables.
+/// `spool bench`: measurements of the engine and the proxy, printed as tables.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure the engine.",
-        subcommands: [BenchStartup.self])
+        abstract: "Measure the engine and the proxy.",
+        subcommands: [BenchRun.self, BenchStartup.self])
 }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The work of `spool bench run`: sets up the rig, runs the scenarios in turn and collects their rows.
+struct BenchRunner {
+    let plan: BenchPlan
+
+    func run() async throws -> BenchReport {
+        let started = Date()
+        let clock = DispatchTime.now().uptimeNanoseconds
+        let tools = try BenchTools.find()
+        let rig = try BenchRig(plan: plan, tools: tools, progress: Self.progress)
+        var report = BenchReport(plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
+        report.conditions = conditions(rig)
+
+        report.rows += try ColdScenario(rig: rig).run(progress: Self.progress)
+        let warm = try SpoolServer()
+        defer { warm.stop() }
+        let warmScenario = WarmScenario(rig: rig, server: warm)
+        try warmScenario.prime()
+        report.rows += try warmScenario.run(progress: Self.progress)
+        report.rows.append(try await EngineReadScenario(rig: rig).run(progress: Self.progress))
+        report.rows += try OriginTrafficScenario(rig: rig).run(progress: Self.progress)
+        report.rows += try MemoryScenario(rig: rig).run(progress: Self.progress)
+        // wrk last but one: it fills the origin's access log with lines every later originBytes() would parse.
+        report.rows += try ConcurrencyScenario(rig: rig, server: warm).run(progress: Self.progress)
+        report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress))
+        // The order, whatever order they ran in.
+        report.rows.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
+        return report
+    }
+
+    /// What the reader of the table must know to read it right.
+    private func conditions(_ rig: BenchRig) -> [String] {
+        let sizes = [BenchRig.File.throughput, .session, .memory].map { "\($0.rawValue) \(ByteCountText.format(rig.size($0)))" }
+        return [
+            "spool bench run" + (plan.mode == "full" ? "" : " --\(plan.mode)") + ": \(Self.build) build, "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(plan.runs) run(s) per figure "
+                + "(memory: \(plan.memoryRuns)), medians shown",
+            "files: " + sizes.joined(separator: ", ") + "; all on 127.0.0.1, origin files in the page cache",
+            "nginx direct: nginx (1 worker, sendfile) serving the files: the reference and the proxies' origin",
+            "nginx slice proxy: nginx proxy_cache + slice 1m in front of nginx direct, started empty when marked cold",
+            "Spool: `spool serve` as its own process with its own cache directory, origin nginx direct",
+            "throughput: one raw-socket client reading into a 1 MiB buffer (curl -o /dev/null tops out lower "
+                + "and would hide differences); first byte: curl's time_starttransfer, connection set-up included",
+            "Spool ÷ ref: Spool's median over the reference's; 'better' says which direction is good",
+        ] + (Self.build == "debug" ? ["DEBUG BUILD: figures say little; build with -c release"] : [])
+    }
+
+    static var build: String {
+        #if DEBUG
+        return "debug"
+        #else
+        return "release"
+        #endif
+    }
+
+    private static let launched = DispatchTime.now().uptimeNanoseconds
+
+    /// One line on standard error per step, with the seconds since start, so a slow step shows itself.
+    @Sendable static func progress(_ text: String) {
+        let start = launched  // initialized on first use: read it before the clock
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        FileHandle.standardError.write(Data(String(format: "bench %6.1f s: %@\n", seconds, text).utf8))
+    }
+}

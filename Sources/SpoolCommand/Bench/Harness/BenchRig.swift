@@ -1,0 +1,111 @@
+import Foundation
+import SpoolTesting
+
+/// What every scenario shares: a temporary directory of generated files, nginx serving it directly (the
+/// origin of every proxy and the near-physical reference on loopback), and the tools.
+final class BenchRig {
+    /// The served files, by role.
+    enum File: String, CaseIterable {
+        case throughput = "throughput.bin"
+        case firstByte = "first-byte.bin"
+        case session = "session.bin"
+        case memory = "memory.bin"
+        case video = "clip.mp4"
+    }
+
+    let plan: BenchPlan
+    let tools: BenchTools
+    let curl: CurlClient
+    let origin: NginxOrigin
+    private let root: URL
+    private(set) var sizes: [File: Int64] = [:]
+
+    /// Writes the files (the video with ffmpeg) and starts the origin.
+    init(plan: BenchPlan, tools: BenchTools, progress: (String) -> Void) throws {
+        self.plan = plan
+        self.tools = tools
+        curl = CurlClient(command: tools.curl)
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("spool-bench-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let generated: [(File, Int64)] = [
+            (.throughput, plan.throughputBytes), (.firstByte, 4 << 20), (.session, plan.sessionBytes),
+            (.memory, plan.memoryBytes),
+        ]
+        for (index, (file, length)) in generated.enumerated() {
+            progress("writing \(file.rawValue) (\(ByteCountText.format(length)))")
+            try TestContent.writeGenerated(seed: UInt64(index + 1), length: length, to: root.appendingPathComponent(file.rawValue))
+            sizes[file] = length
+        }
+        progress("encoding \(File.video.rawValue) (\(plan.videoSeconds) s) with ffmpeg")
+        try Self.encodeVideo(ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds, to: root.appendingPathComponent(File.video.rawValue))
+        sizes[.video] = Self.size(of: root.appendingPathComponent(File.video.rawValue))
+        origin = try NginxOrigin(serving: root, executable: tools.nginx)
+    }
+
+    deinit {
+        origin.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func size(_ file: File) -> Int64 { sizes[file] ?? 0 }
+
+    /// The file's URL on the origin, with `query` (a distinct query string makes a distinct cache entry in
+    /// both proxies while nginx serves the same file).
+    func originURL(_ file: File, query: String? = nil) -> URL {
+        origin.url(for: "/" + file.rawValue + (query.map { "?" + $0 } ?? ""))
+    }
+
+    /// The file's URL for the nginx direct reference. Its query marks it in the origin's access log, so the
+    /// reference's own reads never count as a proxy's origin traffic; nginx ignores it when serving a file.
+    func directURL(_ file: File) -> URL {
+        originURL(file, query: Self.directQuery)
+    }
+
+    private static let directQuery = "reference=direct"
+
+    /// Reads `url` whole with the raw client (curl's own ceiling on loopback is lower than nginx's) and returns
+    /// bytes per second, connection set-up included; fails unless exactly `expected` bytes came with 200.
+    func throughput(_ url: URL, expected: Int64) throws -> Double {
+        let transfer = try RangeReader(port: url.port ?? 80).get(RangeReader.target(of: url), range: nil, limit: nil)
+        guard transfer.status == 200, transfer.bodyBytes == expected else {
+            throw CommandFailure(message: "\(url.absoluteString): status \(transfer.status), \(transfer.bodyBytes) of \(expected) bytes")
+        }
+        return Double(expected) / transfer.total
+    }
+
+    /// Body bytes the proxies made the origin send for `file` (whatever the query, the reference's reads
+    /// excepted), once its log has been quiet for `quiet`
+    /// seconds: nginx logs a response only when it ends, and a proxy may still be finishing one.
+    func originBytes(_ file: File, quiet: TimeInterval = 0.5) throws -> Int64 {
+        var last = try loggedBytes(file)
+        var stableSince = Date()
+        while Date().timeIntervalSince(stableSince) < quiet {
+            Thread.sleep(forTimeInterval: 0.05)
+            let now = try loggedBytes(file)
+            if now != last { (last, stableSince) = (now, Date()) }
+        }
+        return last
+    }
+
+    private func loggedBytes(_ file: File) throws -> Int64 {
+        let path = "/" + file.rawValue
+        return try origin.accessLog()
+            .filter { ($0.path == path || $0.path.hasPrefix(path + "?")) && !$0.path.hasSuffix("?" + Self.directQuery) }
+            .reduce(0) { $0 + $1.bodyBytesSent }
+    }
+
+    /// An MP4 with its index (`moov`) at the end, ffmpeg's default, so a player reads the start, jumps to
+    /// the tail and comes back: the pattern that stalls a proxy serving strictly in order.
+    private static func encodeVideo(ffmpeg: ExternalCommand, seconds: Int, to file: URL) throws {
+        let output = try ffmpeg.run(
+            ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "\(seconds)",
+             "-c:v", "mpeg4", "-q:v", "3", "-pix_fmt", "yuv420p", file.path],
+            timeout: 300)
+        guard output.status == 0 else { throw CommandFailure(message: "ffmpeg could not encode the test video: \(output.stderr)") }
+    }
+
+    private static func size(of file: URL) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Scenarios 1 and 3a: a file already cached read whole through `spool serve`, and the first byte of a
+/// cached range, each against nginx serving the same file directly.
+struct WarmScenario {
+    let rig: BenchRig
+    let server: SpoolServer
+
+    /// Reads the files once through the proxy so that they are cached; not measured.
+    func prime() throws {
+        for file in [BenchRig.File.throughput, .firstByte] {
+            _ = try rig.curl.get(try server.url(for: rig.originURL(file)), expectedBytes: rig.size(file))
+        }
+    }
+
+    func run(progress: (String) -> Void) throws -> [BenchRow] {
+        var throughput = BenchRow(
+            id: "1", title: "warm throughput: cached \(ByteCountText.format(rig.size(.throughput))) file, one client",
+            unit: .bytesPerSecond, higherIsBetter: true, referenceName: "nginx direct", goal: .ratio(atLeast: 0.8))
+        var firstByte = BenchRow(
+            id: "3a", title: "first byte, warm: 64 KiB range, new connection", unit: .seconds, higherIsBetter: false,
+            referenceName: "nginx direct")
+        let before = try rig.originBytes(.throughput, quiet: 0.2) + rig.originBytes(.firstByte, quiet: 0.2)
+        let proxied = try server.url(for: rig.originURL(.throughput))
+        for run in 0..<rig.plan.runs {
+            progress("warm throughput and first byte, run \(run + 1) of \(rig.plan.runs)")
+            // Alternate who goes first, so neither always inherits the other's warm-up or page-cache state.
+            let order = run % 2 == 0 ? [true, false] : [false, true]
+            for viaSpool in order {
+                let url = viaSpool ? proxied : rig.directURL(.throughput)
+                let speed = try rig.throughput(url, expected: rig.size(.throughput))
+                if viaSpool { throughput.spool.append(speed) } else { throughput.reference.append(speed) }
+            }
+            firstByte.spool.append(try medianFirstByte(try server.url(for: rig.originURL(.firstByte))))
+            firstByte.reference.append(try medianFirstByte(rig.directURL(.firstByte)))
+        }
+        let fetched = try rig.originBytes(.throughput, quiet: 0.2) + rig.originBytes(.firstByte, quiet: 0.2) - before
+        let check = "origin bytes during the warm runs: \(fetched)" + (fetched == 0 ? " (all from the cache)" : " (NOT fully cached)")
+        throughput.notes.append(check)
+        return [throughput, firstByte]
+    }
+
+    /// The median time to the first byte of `firstByteSamples` requests for the first 64 KiB.
+    private func medianFirstByte(_ url: URL) throws -> Double {
+        let samples = try (0..<rig.plan.firstByteSamples).map { _ in
+            try rig.curl.get(url, range: "0-65535", expectedBytes: 65536).firstByte
+        }
+        return BenchRow.median(samples) ?? 0
+    }
+}

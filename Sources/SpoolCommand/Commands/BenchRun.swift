@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+
+/// `spool bench run`: Spool side by side with nginx on this machine, in one run.
+struct BenchRun: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Measure the proxy and the engine side by side with nginx (direct and as a slice cache).",
+        discussion: """
+            Needs nginx (with the slice module), curl, wrk and ffmpeg; on Debian: \
+            sudo apt-get install -y nginx curl wrk ffmpeg. Writes generated files to a temporary directory, \
+            serves them with nginx on a free loopback port, and measures: (1) warm and (2) cold throughput, \
+            (3) time to first byte, (4) engine reads against a pread loop, (5) origin traffic of a player \
+            session with seeks and its replay, (6) peak memory of spool serve, (7) wrk with random ranges, \
+            (8) ffmpeg reading an MP4 through the proxy. Prints a Markdown table of medians with each ratio \
+            to its reference and writes the same as JSON. Use a release build \
+            (swift build -c release): a debug build's figures say little. Full mode takes ten minutes or more \
+            and about 8 GB of temporary disk; --quick takes under two minutes.
+            """)
+
+    @Flag(help: "Smaller files, fewer runs, shorter loads: under two minutes on two cores.")
+    var quick = false
+
+    @Flag(help: .hidden)
+    var tiny = false
+
+    @Option(help: ArgumentHelp("Where to write the JSON results.", valueName: "file"))
+    var json = "spool-bench.json"
+
+    @Option(help: ArgumentHelp("Runs of every scenario (default: 5, with --quick 3; memory: 3, with --quick 1).", valueName: "n"))
+    var runs: Int?
+
+    func validate() throws {
+        if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
+        if quick && tiny { throw ValidationError("--quick and --tiny exclude each other") }
+    }
+
+    func run() async throws {
+        var plan = tiny ? BenchPlan.tiny : quick ? BenchPlan.quick : BenchPlan.full
+        if let runs { (plan.runs, plan.memoryRuns) = (runs, runs) }
+        let report = try await BenchRunner(plan: plan).run()
+        let file = URL(fileURLWithPath: json)
+        try report.json().write(to: file, options: .atomic)
+        print(report.rendered())
+        print("JSON: \(file.path)")
+    }
+}

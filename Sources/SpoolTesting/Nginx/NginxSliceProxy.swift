@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// nginx as a caching range proxy in front of an origin: `proxy_cache` with the `slice` module, the standard
+/// server-side answer to caching large media by ranges, as a reference for benchmarks.
+///
+/// Every client range is served from fixed-size slices (1 MiB by default), each fetched from the origin once
+/// with `Range: bytes=<slice>` and kept in a cache inside a private prefix directory, so several can run at
+/// once and a new instance starts with an empty cache. The access log records the client side, not the
+/// origin's: read origin traffic from the origin's own log.
+public final class NginxSliceProxy: Sendable {
+    /// The port nginx listens on.
+    public let port: Int
+    /// The slice size in bytes.
+    public let sliceSize: Int
+    private let prefix: URL
+    private let process: Locked<Process?>
+
+    /// Starts nginx proxying to `origin` (`http://127.0.0.1:PORT`) with `sliceSize`-byte slices, retrying
+    /// with a new port if the chosen one was taken before nginx bound it; returns once it accepts connections.
+    public init(origin: URL, sliceSize: Int = 1 << 20, executable: URL = NginxOrigin.defaultExecutable) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else { throw NginxOrigin.Error.notInstalled }
+        let prefix = FileManager.default.temporaryDirectory
+            .appendingPathComponent("spool-nginx-slice-\(UUID().uuidString)", isDirectory: true)
+        let errorLog = prefix.appendingPathComponent("error.log")
+        try FileManager.default.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let upstream = "\(origin.host ?? "127.0.0.1"):\(origin.port ?? 80)"
+        var lastLog = ""
+        for _ in 0..<5 {
+            // Probe a free port by binding 0; nginx then binds it after we release it.
+            let (fd, port) = try POSIXSocket.listenOnLoopback()
+            POSIXSocket.closeDescriptor(fd)
+            let file = prefix.appendingPathComponent("nginx.conf")
+            try Self.configuration(prefix: prefix, port: port, upstream: upstream, sliceSize: sliceSize)
+                .write(to: file, atomically: true, encoding: .utf8)
+            let child = Process()
+            child.executableURL = executable
+            child.arguments = ["-p", prefix.path + "/", "-c", file.path, "-e", errorLog.path, "-g", "daemon off;"]
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            if Self.waitUntilAccepting(child, port: port, timeout: 5) {
+                self.port = port
+                self.sliceSize = sliceSize
+                self.prefix = prefix
+                self.process = Locked(child)
+                return
+            }
+            Self.terminate(child)
+            lastLog = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "(no error log)"
+        }
+        try? FileManager.default.removeItem(at: prefix)
+        throw NginxOrigin.Error.failedToStart(lastLog)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: prefix)
+    }
+
+    private var accessLogFile: URL { prefix.appendingPathComponent("access.log") }
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The URL of `path` (the origin's path) through this proxy.
+    public func url(for path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+    }
+
+    /// The client-side access log: what this proxy answered.
+    public func accessLog() throws -> [NginxLogEntry] {
+        guard FileManager.default.fileExists(atPath: accessLogFile.path) else { return [] }
+        return try String(contentsOf: accessLogFile, encoding: .utf8)
+            .split(separator: "\n").compactMap(NginxLogEntry.init(line:))
+    }
+
+    /// Terminates nginx and waits for it to exit. Idempotent; the cache is removed when this object is released.
+    public func stop() {
+        let child = process.withLock { process -> Process? in
+            defer { process = nil }
+            return process
+        }
+        if let child { Self.terminate(child) }
+    }
+
+    /// The configuration of nginx's documented slice-caching recipe, with keep-alive connections to the origin
+    /// so that the reference does not pay a TCP handshake per slice.
+    private static func configuration(prefix: URL, port: Int, upstream: String, sliceSize: Int) -> String {
+        let dir = prefix.path
+        // As root the workers would otherwise switch to "nobody", who may not be able to write the prefix.
+        let user = geteuid() == 0 ? "user root;\n" : ""
+        return """
+        \(user)worker_processes 1;
+        pid \(dir)/nginx.pid;
+        error_log \(dir)/error.log warn;
+        events {
+            worker_connections 4096;
+        }
+        http {
+            default_type application/octet-stream;
+            log_format spool \(NginxLogEntry.logFormat);
+            access_log \(dir)/access.log spool;
+            client_body_temp_path \(dir)/tmp/body;
+            proxy_temp_path \(dir)/tmp/proxy;
+            fastcgi_temp_path \(dir)/tmp/fastcgi;
+            uwsgi_temp_path \(dir)/tmp/uwsgi;
+            scgi_temp_path \(dir)/tmp/scgi;
+            proxy_cache_path \(dir)/cache levels=1:2 keys_zone=slices:16m max_size=256g inactive=1d use_temp_path=off;
+            sendfile on;
+            tcp_nopush on;
+            keepalive_timeout 65;
+            keepalive_requests 100000;
+            upstream origin {
+                server \(upstream);
+                keepalive 32;
+            }
+            server {
+                listen 127.0.0.1:\(port);
+                server_name localhost;
+                location / {
+                    slice \(sliceSize);
+                    proxy_cache slices;
+                    proxy_cache_key $uri$is_args$args$slice_range;
+                    proxy_set_header Range $slice_range;
+                    proxy_cache_valid 200 206 1d;
+                    proxy_http_version 1.1;
+                    proxy_set_header Connection "";
+                    proxy_pass http://origin;
+                }
+            }
+        }
+
+        """
+    }
+
+    private static func waitUntilAccepting(_ child: Process, port: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard child.isRunning else { return false }
+            // Someone else could own the port; only trust the connect if nginx is still alive.
+            if POSIXSocket.canConnect(port: port) {
+                Thread.sleep(forTimeInterval: 0.02)
+                return child.isRunning
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    /// SIGTERM (nginx's fast shutdown), then SIGKILL if it lingers beyond ~5 s.
+    private static func terminate(_ child: Process) {
+        guard child.isRunning else { return }
+        child.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while child.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if child.isRunning {
+            kill(child.processIdentifier, SIGKILL)
+        }
+        child.waitUntilExit()
+    }
+}

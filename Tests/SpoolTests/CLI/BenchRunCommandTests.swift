@@ -1,0 +1,57 @@
+import Foundation
+import SpoolTesting
+import XCTest
+
+/// `spool bench run` end to end with its hidden tiny sizes: every scenario runs against real nginx, curl, wrk
+/// and ffmpeg in seconds (the figures mean nothing at that size), and the table and the JSON both hold every
+/// scenario with numbers. The two-minute `--quick` mode is for people, not for CI.
+final class BenchRunCommandTests: XCTestCase {
+    private let scenarios = ["1", "2a", "2b", "3a", "3b", "3c", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c", "8"]
+
+    func testTinyRunPrintsEveryScenarioWithNumbersAndWritesTheSameAsJSON() throws {
+        let directory = try makeTemporaryDirectory()
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("bench.json")
+        // No skip when a tool is missing: a skipped harness test must not pass for a working one.
+        let result = try CommandRunner().run(["bench", "run", "--tiny", "--json", json.path], timeout: 300)
+        XCTAssertEqual(result.status, 0, result.stderr)
+
+        XCTAssertTrue(result.stdout.contains("Spool ÷ ref"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("nginx slice proxy"), result.stdout)
+        let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        for id in scenarios {
+            guard let row = rows.first(where: { $0.hasPrefix("| \(id) ") }) else {
+                XCTFail("no row \(id) in:\n\(result.stdout)")
+                continue
+            }
+            // | id | measure | better | Spool | reference | Spool ÷ ref | goal | met |
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertEqual(cells.count, 8, String(row))
+            XCTAssertEqual(cells[3].first?.isNumber, true, "Spool's figure in \(row)")
+            if cells[4] != "—" { XCTAssertTrue(cells[4].contains(where: \.isNumber), "reference figure in \(row)") }
+        }
+
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        XCTAssertEqual(document["mode"] as? String, "tiny")
+        let entries = try XCTUnwrap(document["rows"] as? [[String: Any]])
+        XCTAssertEqual(entries.compactMap { $0["id"] as? String }, scenarios)
+        for entry in entries {
+            let spool = try XCTUnwrap(entry["spool"] as? [String: Any], "\(entry)")
+            XCTAssertNotNil(spool["median"] as? Double, "\(entry)")
+            XCTAssertFalse((spool["runs"] as? [Double] ?? []).isEmpty, "\(entry)")
+            if let reference = entry["reference"] as? [String: Any] {
+                XCTAssertNotNil(reference["median"] as? Double, "\(entry)")
+                XCTAssertNotNil(reference["name"] as? String, "\(entry)")
+            }
+        }
+        // Throughput rows carry both sides and a ratio.
+        let warm = try XCTUnwrap(entries.first { $0["id"] as? String == "1" })
+        XCTAssertGreaterThan(warm["ratio"] as? Double ?? 0, 0)
+    }
+
+    func testInvalidOptionsAreUsageErrors() throws {
+        let runner = try CommandRunner()
+        XCTAssertEqual(try runner.run(["bench", "run", "--runs", "0"]).status, 2)
+        XCTAssertEqual(try runner.run(["bench", "run", "--quick", "--tiny"]).status, 2)
+    }
+}

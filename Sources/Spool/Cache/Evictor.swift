@@ -54,6 +54,14 @@ final class Evictor: Sendable {
         }
     }
 
+    /// Learns the state of an entry kept open though unused, which counts as closed.
+    func noteIdle(key: String, summary: Summary) {
+        summaries.withLock { known in
+            guard known != nil else { return }
+            known!.entries[key] = summary
+        }
+    }
+
     private func knownEntries(now: Date) -> [String: Summary] {
         if let known = summaries.withLock({ $0 }), now.timeIntervalSince(known.read) < Self.refreshInterval,
            now >= known.read {

@@ -162,11 +162,18 @@ public final class SpoolCache: Sendable {
     /// app that lowered them, or a test that moved its clock.
     public func enforceLimits() {
         guard evictor.isActive else { return }
-        let active = loaders.withLock { $0 }
+        // Entries kept open only because they were used a moment ago count as closed: they may go whole.
+        let open = loaders.withLock { $0 }
+        let active = open.filter { !$0.value.isIdle }
+        for (key, loader) in open where active[key] == nil { evictor.noteIdle(key: key, summary: loader.summary) }
         evictor.enforce(active: active) { key in
             // Under the map's lock, so no reader can open the entry while it goes.
             loaders.withLock { loaders in
-                guard loaders[key] == nil else { return false }
+                if let open = loaders[key] {
+                    guard open.isIdle else { return false }
+                    loaders[key] = nil
+                    open.close()
+                }
                 return store.removeIfUnused(key: key)
             }
         }
@@ -177,6 +184,7 @@ public final class SpoolCache: Sendable {
     public func close() async {
         let active = loaders.withLock { Array($0.values) }
         for loader in active { await loader.settle() }
+        for loader in active { closeNow(loader) }
     }
 
     private func entry(key: String) -> CacheEntry? {
@@ -216,6 +224,27 @@ public final class SpoolCache: Sendable {
 
     /// Closes and forgets an idle loader, under the map's lock so that no new reader can pick it up halfway.
     private func closeIfIdle(_ loader: ResourceLoader) {
+        // An idle entry stays open a moment: a player's next request for it (they come in bursts) then
+        // finds its files open and its blocks already checked. The newest `idleLimit` stay at most
+        // `idleGrace` seconds.
+        let overflow = loaders.withLock { loaders -> [ResourceLoader] in
+            guard loaders[loader.key] === loader, loader.isIdle else { return [] }
+            let idle = loaders.values.filter { $0.isIdle && $0 !== loader }
+            return idle.count >= Self.idleLimit ? Array(idle.prefix(idle.count - Self.idleLimit + 1)) : []
+        }
+        for old in overflow { closeNow(old) }
+        Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(Self.idleGrace * 1_000_000_000))
+            self?.closeNow(loader)
+        }
+    }
+
+    private static let idleLimit = 16
+    private static let idleGrace: TimeInterval = 2
+
+    /// Closes and forgets `loader` if it is still the entry's and idle, under the map's lock so that no new
+    /// reader can pick it up halfway.
+    private func closeNow(_ loader: ResourceLoader) {
         loaders.withLock { loaders in
             guard loaders[loader.key] === loader, loader.isIdle else { return }
             loaders[loader.key] = nil

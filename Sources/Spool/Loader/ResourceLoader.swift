@@ -109,6 +109,11 @@ final class ResourceLoader: Sendable {
         flush()
     }
 
+    /// What eviction needs to know of the entry: its bytes, last access and pin.
+    var summary: Evictor.Summary {
+        inner.withLock { Evictor.Summary(bytes: $0.state.stored.byteCount, lastAccess: $0.lastAccess, pinned: $0.pinned) }
+    }
+
     /// Whether the entry is pinned.
     var isPinned: Bool {
         inner.withLock { $0.pinned }

@@ -34,9 +34,4 @@ final class ProblemReporter: Sendable {
         }
         if recovered { storageFailing.withLock { $0 = false } }
     }
-
-    /// Whether writes failed last time they were tried.
-    var isStorageFailing: Bool {
-        storageFailing.withLock { $0 }
-    }
 }

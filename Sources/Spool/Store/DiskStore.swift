@@ -59,21 +59,21 @@ final class DiskStore: Sendable {
     /// The bytes a record claims, by key, without checking data files: for limits, which need every entry's
     /// size and age but must not read every data file.
     func summaries() -> [(key: String, record: EntryRecord)] {
-        keys().compactMap { key in
-            guard let data = try? Data(contentsOf: recordURL(key)),
-                  let record = try? Self.decoder.decode(EntryRecord.self, from: data),
-                  record.format == EntryRecord.currentFormat
-            else { return nil }
-            return (key, record)
-        }
+        keys().compactMap { key in storedRecord(key: key).map { (key, $0) } }
+    }
+
+    /// The record file of `key` as written, if it decodes and is of the current format.
+    private func storedRecord(key: String) -> EntryRecord? {
+        guard let data = try? Data(contentsOf: recordURL(key)),
+              let record = try? Self.decoder.decode(EntryRecord.self, from: data),
+              record.format == EntryRecord.currentFormat, record.info.length >= 0
+        else { return nil }
+        return record
     }
 
     /// The record of `key`, checked against its data file; `nil` if there is none or it cannot be trusted.
     func record(key: String) -> EntryRecord? {
-        guard let data = try? Data(contentsOf: recordURL(key)),
-              var record = try? Self.decoder.decode(EntryRecord.self, from: data),
-              record.format == EntryRecord.currentFormat, record.info.length >= 0
-        else { return nil }
+        guard var record = storedRecord(key: key) else { return nil }
         // Claims beyond the resource or beyond the data file's end are dropped, not believed.
         // stat(2), not FileManager's attributes, which look up owner and group names for every file.
         var status = stat()

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// A real nginx serving a directory on 127.0.0.1, as a reference origin for comparisons.
@@ -37,35 +32,19 @@ public final class NginxOrigin: Sendable {
     /// Starts nginx serving `directory`, retrying with a new port if the chosen one was taken
     /// between probing and nginx binding it; returns once nginx accepts connections.
     public init(serving directory: URL, executable: URL = NginxOrigin.defaultExecutable) throws {
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else { throw Error.notInstalled }
         let prefix = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-nginx-\(UUID().uuidString)", isDirectory: true)
-        var lastLog = ""
-        for _ in 0..<5 {
-            // Probe a free port by binding 0; nginx then binds it after we release it.
-            let (fd, port) = try POSIXSocket.listenOnLoopback()
-            POSIXSocket.closeDescriptor(fd)
-            let config = NginxConfig(prefix: prefix, root: directory.standardizedFileURL, port: port)
+        let root = directory.standardizedFileURL
+        let (child, port) = try NginxProcess.launch(
+            executable: executable, prefix: prefix, errorLog: NginxConfig(prefix: prefix, root: root, port: 0).errorLog
+        ) { port in
+            let config = NginxConfig(prefix: prefix, root: root, port: port)
             try config.write()
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = [
-                "-p", prefix.path + "/", "-c", config.file.path, "-e", config.errorLog.path, "-g", "daemon off;",
-            ]
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            if Self.waitUntilAccepting(child, port: port, timeout: 5) {
-                self.port = port
-                self.config = config
-                self.process = Locked(child)
-                return
-            }
-            Self.terminate(child)
-            lastLog = (try? String(contentsOf: config.errorLog, encoding: .utf8)) ?? "(no error log)"
+            return config.file
         }
-        try? FileManager.default.removeItem(at: prefix)
-        throw Error.failedToStart(lastLog)
+        self.port = port
+        config = NginxConfig(prefix: prefix, root: root, port: port)
+        process = Locked(child)
     }
 
     deinit {
@@ -109,38 +88,6 @@ public final class NginxOrigin: Sendable {
     /// Terminates nginx and waits for it to exit. Idempotent; the logs stay readable until
     /// this object is released.
     public func stop() {
-        let child = process.withLock { process -> Process? in
-            defer { process = nil }
-            return process
-        }
-        if let child { Self.terminate(child) }
-    }
-
-    private static func waitUntilAccepting(_ child: Process, port: Int, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard child.isRunning else { return false }
-            // Someone else could own the port; only trust the connect if nginx is still alive.
-            if POSIXSocket.canConnect(port: port) {
-                Thread.sleep(forTimeInterval: 0.02)
-                return child.isRunning
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
-    }
-
-    /// SIGTERM (nginx's fast shutdown), then SIGKILL if it lingers beyond ~5 s.
-    private static func terminate(_ child: Process) {
-        guard child.isRunning else { return }
-        child.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while child.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        if child.isRunning {
-            kill(child.processIdentifier, SIGKILL)
-        }
-        child.waitUntilExit()
+        NginxProcess.stop(process)
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// nginx as a caching range proxy in front of an origin: `proxy_cache` with the `slice` module, the standard
@@ -23,38 +18,22 @@ public final class NginxSliceProxy: Sendable {
     /// Starts nginx proxying to `origin` (`http://127.0.0.1:PORT`) with `sliceSize`-byte slices, retrying
     /// with a new port if the chosen one was taken before nginx bound it; returns once it accepts connections.
     public init(origin: URL, sliceSize: Int = 1 << 20, executable: URL = NginxOrigin.defaultExecutable) throws {
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else { throw NginxOrigin.Error.notInstalled }
         let prefix = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-nginx-slice-\(UUID().uuidString)", isDirectory: true)
-        let errorLog = prefix.appendingPathComponent("error.log")
         try FileManager.default.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let upstream = "\(origin.host ?? "127.0.0.1"):\(origin.port ?? 80)"
-        var lastLog = ""
-        for _ in 0..<5 {
-            // Probe a free port by binding 0; nginx then binds it after we release it.
-            let (fd, port) = try POSIXSocket.listenOnLoopback()
-            POSIXSocket.closeDescriptor(fd)
+        let (child, port) = try NginxProcess.launch(
+            executable: executable, prefix: prefix, errorLog: prefix.appendingPathComponent("error.log")
+        ) { port in
             let file = prefix.appendingPathComponent("nginx.conf")
             try Self.configuration(prefix: prefix, port: port, upstream: upstream, sliceSize: sliceSize)
                 .write(to: file, atomically: true, encoding: .utf8)
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["-p", prefix.path + "/", "-c", file.path, "-e", errorLog.path, "-g", "daemon off;"]
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            if Self.waitUntilAccepting(child, port: port, timeout: 5) {
-                self.port = port
-                self.sliceSize = sliceSize
-                self.prefix = prefix
-                self.process = Locked(child)
-                return
-            }
-            Self.terminate(child)
-            lastLog = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "(no error log)"
+            return file
         }
-        try? FileManager.default.removeItem(at: prefix)
-        throw NginxOrigin.Error.failedToStart(lastLog)
+        self.port = port
+        self.sliceSize = sliceSize
+        self.prefix = prefix
+        process = Locked(child)
     }
 
     deinit {
@@ -81,11 +60,7 @@ public final class NginxSliceProxy: Sendable {
 
     /// Terminates nginx and waits for it to exit. Idempotent; the cache is removed when this object is released.
     public func stop() {
-        let child = process.withLock { process -> Process? in
-            defer { process = nil }
-            return process
-        }
-        if let child { Self.terminate(child) }
+        NginxProcess.stop(process)
     }
 
     /// The configuration of nginx's documented slice-caching recipe, with keep-alive connections to the origin
@@ -136,33 +111,5 @@ public final class NginxSliceProxy: Sendable {
         }
 
         """
-    }
-
-    private static func waitUntilAccepting(_ child: Process, port: Int, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard child.isRunning else { return false }
-            // Someone else could own the port; only trust the connect if nginx is still alive.
-            if POSIXSocket.canConnect(port: port) {
-                Thread.sleep(forTimeInterval: 0.02)
-                return child.isRunning
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
-    }
-
-    /// SIGTERM (nginx's fast shutdown), then SIGKILL if it lingers beyond ~5 s.
-    private static func terminate(_ child: Process) {
-        guard child.isRunning else { return }
-        child.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while child.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        if child.isRunning {
-            kill(child.processIdentifier, SIGKILL)
-        }
-        child.waitUntilExit()
     }
 }

@@ -118,31 +118,18 @@ final class TwoProcessTests: XCTestCase {
             try await Durability.verifyRead(filler, url, 0..<length, expected: expected)
             await filler.close()
         }  // the filler's stream and cache are released here: the "process" has exited
-        do {
-            let check = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-            XCTAssertEqual(check.entry(for: url)?.cachedRanges, ByteRangeSet([0..<length]), "the filler's record claims everything")
-        }
+        assertClaimsEverything(directory, url, length, "the filler's record claims everything")
 
         while let chunk = try await readerIterator.next() { read.append(chunk) }
         XCTAssertNil(Durability.mismatch(read, expected(0..<length)), "the reader's bytes")
         await reader.close()
 
-        let after = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-        XCTAssertEqual(
-            after.entry(for: url)?.cachedRanges, ByteRangeSet([0..<length]),
-            "the filler's claims after the late reader finished (it may not drop or overwrite them)")
         XCTAssertEqual(readerProblems.all, [], "nothing was damaged, so the late reader reports nothing")
-        do {
-            try await Durability.verifyRead(after, url, 0..<length, expected: expected)
-        } catch {
-            XCTFail("offline read after both finished: \(error)")
-        }
-        await after.close()
+        await assertFillersClaimsSurvive(directory, url, length, expected, "the late reader finished")
     }
 
     /// The other interleaving: the second process starts reading where the filler has stored nothing yet,
-    /// so it cannot cache (the filler is the entry's writer) and reads from the origin; it finishes after the
-    /// filler has exited. The filler's complete record must survive. (Reproduced with the CLI too: two
+    /// so it fetches those bytes itself; it finishes after the filler has exited. The filler's complete record must survive. (Reproduced with the CLI too: two
     /// `spool get` of one 40 MB file from nginx with `limit_rate 16m`, the second started 0.1-0.3 s later:
     /// both exit 0, the data file holds all 40 MB, the record claims only the first 1.4-10 MB.)
     func testAProcessReadingFromTheOriginWhileAnotherFillsDoesNotShrinkTheFillersClaims() async throws {
@@ -163,33 +150,51 @@ final class TwoProcessTests: XCTestCase {
         do {
             let filler = try Durability.openCache(directory)
             var fillerIterator = filler.read(url).makeAsyncIterator()
-            var filled = Int64(try await fillerIterator.next()?.count ?? 0)  // the filler is the writer now
-            // Bytes the filler has not stored: the reader cannot cache them and reads them from the origin.
+            var filled = Int64(try await fillerIterator.next()?.count ?? 0)
+            // Bytes the filler has not stored yet: the reader fetches them itself.
             readerIterator = reader.read(url, from: readerStart).makeAsyncIterator()
             read.append(try await readerIterator.next() ?? Data())
             while let chunk = try await fillerIterator.next() { filled += Int64(chunk.count) }
             XCTAssertEqual(filled, length)
             await filler.close()
         }  // the filler's stream and cache are released here: the "process" has exited
-        do {
-            let check = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-            XCTAssertEqual(check.entry(for: url)?.cachedRanges, ByteRangeSet([0..<length]), "the filler's record claims everything")
-        }
+        assertClaimsEverything(directory, url, length, "the filler's record claims everything")
         while let chunk = try await readerIterator.next() { read.append(chunk) }
         XCTAssertNil(Durability.mismatch(read, expected(readerStart..<length), at: readerStart), "the reader's bytes")
         await reader.close()
 
-        let after = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-        XCTAssertEqual(
-            after.entry(for: url)?.cachedRanges, ByteRangeSet([0..<length]),
-            "the filler's claims after the other process finished (it may not drop or overwrite them)")
         XCTAssertEqual(readerProblems.all.filter { if case .corruptData = $0 { true } else { false } }, [], "nothing was damaged")
+        await assertFillersClaimsSurvive(directory, url, length, expected, "the other process finished")
+    }
+
+    /// Asserts that a cache opened on `directory` with no origin claims every byte of `url`.
+    private func assertClaimsEverything(
+        _ directory: URL, _ url: URL, _ length: Int64, _ message: String, line: UInt = #line
+    ) {
         do {
-            try await Durability.verifyRead(after, url, 0..<length, expected: expected)
+            let check = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
+            XCTAssertEqual(check.entry(for: url)?.cachedRanges, ByteRangeSet([0..<length]), message, line: line)
         } catch {
-            XCTFail("offline read after both finished: \(error)")
+            XCTFail("\(message): \(error)", line: line)
         }
-        await after.close()
+    }
+
+    /// After the second process of a two-process scenario finished: the filler's claims are intact and an
+    /// offline read returns every byte.
+    private func assertFillersClaimsSurvive(
+        _ directory: URL, _ url: URL, _ length: Int64, _ expected: (Range<Int64>) -> Data, _ moment: String,
+        line: UInt = #line
+    ) async {
+        assertClaimsEverything(
+            directory, url, length,
+            "the filler's claims after \(moment) (it may not drop or overwrite them)", line: line)
+        do {
+            let after = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
+            try await Durability.verifyRead(after, url, 0..<length, expected: expected)
+            await after.close()
+        } catch {
+            XCTFail("offline read after both finished: \(error)", line: line)
+        }
     }
 
     /// (a) The same 40 MB resource, three rounds: simultaneous starts, a short stagger, and a late second

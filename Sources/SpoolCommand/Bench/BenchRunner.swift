@@ -3,6 +3,8 @@ import Foundation
 /// The work of `spool bench run`: sets up the rig, runs the scenarios in turn and collects their rows.
 struct BenchRunner {
     let plan: BenchPlan
+    /// The scenarios to run; all by default.
+    var scenarios: Set<BenchScenario> = Set(BenchScenario.allCases)
 
     func run() async throws -> BenchReport {
         let started = Date()
@@ -12,18 +14,21 @@ struct BenchRunner {
         var report = BenchReport(plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
         report.conditions = conditions(rig)
 
-        report.rows += try ColdScenario(rig: rig).run(progress: Self.progress)
+        if scenarios.contains(.cold) { report.rows += try ColdScenario(rig: rig).run(progress: Self.progress) }
         let warm = try SpoolServer()
         defer { warm.stop() }
         let warmScenario = WarmScenario(rig: rig, server: warm)
-        try warmScenario.prime()
-        report.rows += try warmScenario.run(progress: Self.progress)
-        report.rows.append(try await EngineReadScenario(rig: rig).run(progress: Self.progress))
-        report.rows += try OriginTrafficScenario(rig: rig).run(progress: Self.progress)
-        report.rows += try MemoryScenario(rig: rig).run(progress: Self.progress)
+        // Concurrency and video read the file the warm scenario primes.
+        if !scenarios.isDisjoint(with: [.warm, .concurrency, .video]) { try warmScenario.prime() }
+        if scenarios.contains(.warm) { report.rows += try warmScenario.run(progress: Self.progress) }
+        if scenarios.contains(.engine) { report.rows.append(try await EngineReadScenario(rig: rig).run(progress: Self.progress)) }
+        if scenarios.contains(.traffic) { report.rows += try OriginTrafficScenario(rig: rig).run(progress: Self.progress) }
+        if scenarios.contains(.memory) { report.rows += try MemoryScenario(rig: rig).run(progress: Self.progress) }
         // wrk last but one: it fills the origin's access log with lines every later originBytes() would parse.
-        report.rows += try ConcurrencyScenario(rig: rig, server: warm).run(progress: Self.progress)
-        report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress))
+        if scenarios.contains(.concurrency) {
+            report.rows += try ConcurrencyScenario(rig: rig, server: warm).run(progress: Self.progress)
+        }
+        if scenarios.contains(.video) { report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress)) }
         // The order, whatever order they ran in.
         report.rows.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9

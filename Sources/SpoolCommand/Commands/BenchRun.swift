@@ -30,6 +30,13 @@ struct BenchRun: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Runs of every scenario (default: 5, with --quick 3; memory: 3, with --quick 1).", valueName: "n"))
     var runs: Int?
 
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Run only these scenarios (\(BenchScenario.allCases.map(\.rawValue).joined(separator: ", "))).",
+            valueName: "scenario"))
+    var only: [BenchScenario] = []
+
     func validate() throws {
         if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
         if quick && tiny { throw ValidationError("--quick and --tiny exclude each other") }
@@ -38,7 +45,9 @@ struct BenchRun: AsyncParsableCommand {
     func run() async throws {
         var plan = tiny ? BenchPlan.tiny : quick ? BenchPlan.quick : BenchPlan.full
         if let runs { (plan.runs, plan.memoryRuns) = (runs, runs) }
-        let report = try await BenchRunner(plan: plan).run()
+        var runner = BenchRunner(plan: plan)
+        if !only.isEmpty { runner.scenarios = Set(only) }
+        let report = try await runner.run()
         let file = URL(fileURLWithPath: json)
         try report.json().write(to: file, options: .atomic)
         print(report.rendered())

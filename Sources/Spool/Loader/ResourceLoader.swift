@@ -36,6 +36,9 @@ final class ResourceLoader: Sendable {
         var recordStamp: [Int64]?
         /// Blocks whose stored bytes this loader has checked or written itself: read without checking again.
         var trusted = Set<Int64>()
+        /// The running checksums of the partial blocks this loader is filling; any other change to a block's
+        /// stored bytes drops its entry.
+        var hashers: [Int64: BlockHasher] = [:]
         /// Bytes found damaged here: never taken back from another process's record, or a reader could go
         /// round between adopting and rejecting them.
         var distrusted = ByteRangeSet()
@@ -375,6 +378,7 @@ final class ResourceLoader: Sendable {
         guard merged.ranges != inner.state.stored else { return false }
         inner.state.stored = merged.ranges
         inner.edgeSums = merged.edges
+        inner.hashers.removeAll()
         return true
     }
 
@@ -509,6 +513,7 @@ extension ResourceLoader {
         inner.blockUse.removeAll()
         inner.edgeSums.removeAll()
         inner.trusted.removeAll()
+        inner.hashers.removeAll()
         inner.distrusted = ByteRangeSet()
         try inner.openFile(environment, key: key).truncate()
     }
@@ -520,6 +525,7 @@ extension ResourceLoader {
             for block in BlockLayout.blocks(in: range) {
                 inner.edgeSums[block] = nil
                 inner.trusted.remove(block)
+                inner.hashers[block] = nil
             }
             inner.state.stored.remove(range)
             try? inner.file?.discard(range)
@@ -549,7 +555,8 @@ extension ResourceLoader {
                         let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
                         found += try file.write(
                             bytes, at: part.lowerBound, present: &inner.state.stored, edges: &inner.edgeSums,
-                            trusted: &inner.trusted, length: inner.state.info?.length ?? 0, salt: salt)
+                            trusted: &inner.trusted, hashers: &inner.hashers, length: inner.state.info?.length ?? 0,
+                            salt: salt)
                     }
                     let now = environment.clock()
                     for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }

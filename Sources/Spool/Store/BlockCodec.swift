@@ -11,10 +11,74 @@ import Foundation
 protocol BlockCodec: Sendable {
     /// A short public value telling which key (if any) the bytes are stored with; recorded in the index.
     var keyCheck: String? { get }
+    /// Whether `transform` returns its input unchanged, so bytes may go between disk and caller as they are.
+    var isIdentity: Bool { get }
     /// The stored form of `plain`, which lies at `offset` within block `block`; the same call undoes it.
     func transform(_ plain: Data, block: Int64, offset: Int, salt: Data) throws -> Data
+    /// A checksum of block `block` of the version with `salt`, to be fed its present plain bytes in offset order.
+    func hasher(block: Int64, salt: Data) -> BlockHasher
+}
+
+extension BlockCodec {
     /// The checksum of a block's present plain bytes, concatenated in offset order.
-    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data
+    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data {
+        var hasher = hasher(block: block, salt: salt)
+        hasher.update(plain)
+        return hasher.checksum()
+    }
+}
+
+/// A block checksum being computed. A copy can be finished while the original takes more bytes, so a block
+/// filled a chunk at a time is hashed once, not once per chunk.
+struct BlockHasher: @unchecked Sendable {
+    // SHA256 and HMAC are plain values (their state is copied with them); they are not marked Sendable.
+    private enum Function {
+        case plain(SHA256)
+        case keyed(HMAC<SHA256>)
+    }
+
+    private var function: Function
+    /// The bytes hashed so far.
+    private(set) var count: Int64 = 0
+
+    /// A hasher over `prefix` (what a checksum covers besides the bytes: salt and block number).
+    init(prefix: Data, key: SymmetricKey?) {
+        if let key {
+            var mac = HMAC<SHA256>(key: key)
+            mac.update(data: prefix)
+            function = .keyed(mac)
+        } else {
+            var hash = SHA256()
+            hash.update(data: prefix)
+            function = .plain(hash)
+        }
+    }
+
+    mutating func update(_ bytes: Data) {
+        switch function {
+        case .plain(var hash):
+            hash.update(data: bytes)
+            function = .plain(hash)
+        case .keyed(var mac):
+            mac.update(data: bytes)
+            function = .keyed(mac)
+        }
+        count += Int64(bytes.count)
+    }
+
+    /// The checksum of the bytes so far; the length comes last, so the same state can take more bytes.
+    func checksum() -> Data {
+        var length = Data()
+        withUnsafeBytes(of: count.littleEndian) { length.append(contentsOf: $0) }
+        switch function {
+        case .plain(var hash):
+            hash.update(data: length)
+            return Data(hash.finalize().prefix(BlockLayout.checksumSize))
+        case .keyed(var mac):
+            mac.update(data: length)
+            return Data(Data(mac.finalize()).prefix(BlockLayout.checksumSize))
+        }
+    }
 }
 
 enum BlockLayout {
@@ -33,12 +97,12 @@ enum BlockLayout {
         (index * blockSize)..<min(length, (index + 1) * blockSize)
     }
 
-    /// What a checksum also covers: the version's salt, the block number and the length.
-    static func context(block: Int64, salt: Data, length: Int) -> Data {
-        var context = salt
-        withUnsafeBytes(of: block.littleEndian) { context.append(contentsOf: $0) }
-        withUnsafeBytes(of: Int64(length).littleEndian) { context.append(contentsOf: $0) }
-        return context
+    /// What a checksum covers before the bytes: the version's salt and the block number (the length comes
+    /// after them).
+    static func checksumPrefix(block: Int64, salt: Data) -> Data {
+        var prefix = salt
+        withUnsafeBytes(of: block.littleEndian) { prefix.append(contentsOf: $0) }
+        return prefix
     }
 
     /// The salt of one version of a resource: derived from its identity, so every process computes the same
@@ -52,14 +116,12 @@ enum BlockLayout {
 /// Plain bytes with a SHA-256 checksum per block.
 struct ChecksumCodec: BlockCodec {
     var keyCheck: String? { nil }
+    var isIdentity: Bool { true }
 
     func transform(_ plain: Data, block: Int64, offset: Int, salt: Data) throws -> Data { plain }
 
-    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data {
-        var hash = SHA256()
-        hash.update(data: BlockLayout.context(block: block, salt: salt, length: plain.count))
-        hash.update(data: plain)
-        return Data(hash.finalize().prefix(BlockLayout.checksumSize))
+    func hasher(block: Int64, salt: Data) -> BlockHasher {
+        BlockHasher(prefix: BlockLayout.checksumPrefix(block: block, salt: salt), key: nil)
     }
 }
 
@@ -72,6 +134,7 @@ struct SealedCodec: BlockCodec {
     private let keyBytes: Data
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
     let keyCheck: String?
+    var isIdentity: Bool { false }
 
     /// A codec for a 32-byte key.
     init(key: Data) throws {
@@ -100,10 +163,7 @@ struct SealedCodec: BlockCodec {
         return result
     }
 
-    func checksum(_ plain: Data, block: Int64, salt: Data) -> Data {
-        var mac = HMAC<SHA256>(key: key)
-        mac.update(data: BlockLayout.context(block: block, salt: salt, length: plain.count))
-        mac.update(data: plain)
-        return Data(mac.finalize()).prefix(BlockLayout.checksumSize)
+    func hasher(block: Int64, salt: Data) -> BlockHasher {
+        BlockHasher(prefix: BlockLayout.checksumPrefix(block: block, salt: salt), key: key)
     }
 }

@@ -24,9 +24,12 @@ final class BlockFile: Sendable {
     /// join `present` (and its checksum `edges` or the sums file) as soon as they are written, so a
     /// failure half-way leaves both true. Returns the present ranges found damaged on the way, already
     /// removed from `present` and `edges`.
+    ///
+    /// `hashers` holds the running checksums of partial blocks this file wrote last: a chunk that extends
+    /// such a block is hashed alone instead of with the bytes before it.
     func write(
         _ chunk: Data, at offset: Int64, present: inout ByteRangeSet, edges: inout EdgeSums, trusted: inout Set<Int64>,
-        length: Int64, salt: Data
+        hashers: inout [Int64: BlockHasher], length: Int64, salt: Data
     ) throws -> [Range<Int64>] {
         let range = offset..<(offset + Int64(chunk.count))
         guard !range.isEmpty else { return [] }
@@ -35,39 +38,53 @@ final class BlockFile: Sendable {
             let area = BlockLayout.range(of: block, length: length)
             let added = range.clamped(to: area)
             guard !added.isEmpty else { continue }
-            var segments: [(range: Range<Int64>, bytes: Data)] = []
-            let existing = present.intersection(area)
-            if !existing.isEmpty {
-                if let plain = try plainBytes(
-                    block, segments: existing, area: area, edges: edges, salt: salt, verify: !trusted.contains(block)) {
-                    var cursor = plain.startIndex
-                    for part in existing {
-                        let count = Int(part.upperBound - part.lowerBound)
-                        segments.append((part, plain[cursor..<(cursor + count)]))
-                        cursor += count
-                    }
-                } else {
-                    damaged += existing
-                    for part in existing { present.remove(part) }
-                    edges[block] = nil
-                    trusted.remove(block)
-                }
-            }
             let start = chunk.startIndex + Int(added.lowerBound - offset)
             let bytes = chunk[start..<(start + Int(added.upperBound - added.lowerBound))]
-            segments.append((added, bytes))
-            segments.sort { $0.range.lowerBound < $1.range.lowerBound }
-            var plain = Data(capacity: segments.reduce(0) { $0 + $1.bytes.count })
-            for segment in segments { plain.append(segment.bytes) }
+            let existing = present.intersection(area)
+
+            var hasher: BlockHasher
+            if let running = hashers[block], Self.canExtend(running, existing: existing, with: added) {
+                hasher = running
+                hasher.update(bytes)
+            } else {
+                hasher = codec.hasher(block: block, salt: salt)
+                if !existing.isEmpty {
+                    if let plain = try plainBytes(
+                        block, segments: existing, area: area, edges: edges, salt: salt, verify: !trusted.contains(block)) {
+                        var cursor = plain.startIndex
+                        var placed = false
+                        for part in existing {
+                            if !placed, added.lowerBound < part.lowerBound {
+                                hasher.update(bytes)
+                                placed = true
+                            }
+                            let count = Int(part.upperBound - part.lowerBound)
+                            hasher.update(plain[cursor..<(cursor + count)])
+                            cursor += count
+                        }
+                        if !placed { hasher.update(bytes) }
+                    } else {
+                        damaged += existing
+                        for part in existing { present.remove(part) }
+                        edges[block] = nil
+                        trusted.remove(block)
+                        hasher.update(bytes)
+                    }
+                } else {
+                    hasher.update(bytes)
+                }
+            }
+            hashers[block] = nil
 
             let within = Int(added.lowerBound - area.lowerBound)
-            try data.write(try codec.transform(Data(bytes), block: block, offset: within, salt: salt), at: added.lowerBound)
-            let sum = codec.checksum(plain, block: block, salt: salt)
-            if Int64(plain.count) == area.upperBound - area.lowerBound {
+            try data.write(try codec.transform(bytes, block: block, offset: within, salt: salt), at: added.lowerBound)
+            let sum = hasher.checksum()
+            if hasher.count == area.upperBound - area.lowerBound {
                 try sums.write(sum, at: block * Int64(BlockLayout.checksumSize))
                 edges[block] = nil
             } else {
                 edges[block] = sum
+                hashers[block] = hasher
             }
             present.insert(added)
             // Its bytes were verified or just written by this process: later reads need not check them again.
@@ -76,19 +93,38 @@ final class BlockFile: Sendable {
         return damaged
     }
 
+    /// Whether `running`, a block's checksum so far, covers exactly the block's `existing` bytes and `added`
+    /// comes after all of them, so hashing `added` onto it gives the block's new checksum.
+    private static func canExtend(_ running: BlockHasher, existing: [Range<Int64>], with added: Range<Int64>) -> Bool {
+        guard let last = existing.last, last.upperBound <= added.lowerBound else { return false }
+        return running.count == existing.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+    }
+
     /// The plain bytes of `range`, all of them in `present`, each block verified; throws `BlockDamage`
     /// naming the present ranges of the first block that fails.
     func read(
         _ range: Range<Int64>, present: ByteRangeSet, edges: EdgeSums, trusted: inout Set<Int64>, length: Int64, salt: Data
     ) throws -> Data {
-        var result = Data(capacity: Int(range.upperBound - range.lowerBound))
+        // One buffer for the whole read: trusted blocks are read straight into it.
+        var result = Data(count: Int(range.upperBound - range.lowerBound))
+        var filled = 0
         for block in BlockLayout.blocks(in: range) {
             let area = BlockLayout.range(of: block, length: length)
             let wanted = range.clamped(to: area)
+            let count = Int(wanted.upperBound - wanted.lowerBound)
+            let slot = filled..<(filled + count)
+            filled += count
             if trusted.contains(block) {
                 // Checked once in this process: read just the wanted bytes.
-                guard let stored = try data.read(wanted) else { throw BlockDamage(ranges: present.intersection(area)) }
-                result.append(try codec.transform(stored, block: block, offset: Int(wanted.lowerBound - area.lowerBound), salt: salt))
+                let complete = try result.withUnsafeMutableBytes { buffer in
+                    try data.read(wanted, into: UnsafeMutableRawBufferPointer(rebasing: buffer[slot]))
+                }
+                guard complete else { throw BlockDamage(ranges: present.intersection(area)) }
+                if !codec.isIdentity {
+                    let plain = try codec.transform(
+                        result.subdata(in: slot), block: block, offset: Int(wanted.lowerBound - area.lowerBound), salt: salt)
+                    result.replaceSubrange(slot, with: plain)
+                }
                 continue
             }
             let segments = present.intersection(area)
@@ -98,18 +134,20 @@ final class BlockFile: Sendable {
             trusted.insert(block)
             // Map the wanted part of the block into the concatenated present segments.
             var cursor = plain.startIndex
+            var copied = 0
             for part in segments {
-                let count = Int(part.upperBound - part.lowerBound)
+                let partCount = Int(part.upperBound - part.lowerBound)
                 let overlap = part.clamped(to: wanted)
                 if !overlap.isEmpty {
                     let from = cursor + Int(overlap.lowerBound - part.lowerBound)
-                    result.append(plain[from..<(from + Int(overlap.upperBound - overlap.lowerBound))])
+                    let overlapCount = Int(overlap.upperBound - overlap.lowerBound)
+                    let to = slot.lowerBound + Int(overlap.lowerBound - wanted.lowerBound)
+                    result.replaceSubrange(to..<(to + overlapCount), with: plain[from..<(from + overlapCount)])
+                    copied += overlapCount
                 }
-                cursor += count
+                cursor += partCount
             }
-        }
-        guard result.count == Int(range.upperBound - range.lowerBound) else {
-            throw BlockDamage(ranges: [range])
+            guard copied == count else { throw BlockDamage(ranges: [range]) }
         }
         return result
     }

@@ -36,20 +36,24 @@ final class EntryFile: @unchecked Sendable {
 
     /// Reads `range`; `nil` if the file ends first (another process cut it, or the index claimed too much).
     func read(_ range: Range<Int64>) throws -> Data? {
-        let count = Int(range.upperBound - range.lowerBound)
-        var data = Data(count: count)
-        let complete = try data.withUnsafeMutableBytes { buffer -> Bool in
-            var done = 0
-            while done < count {
-                let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
-                if result < 0, errno == EINTR { continue }
-                if result == 0 { return false }
-                guard result > 0 else { throw SpoolError.storage("read: \(Self.errnoText())") }
-                done += result
-            }
-            return true
-        }
+        var data = Data(count: Int(range.upperBound - range.lowerBound))
+        let complete = try data.withUnsafeMutableBytes { try read(range, into: $0) }
         return complete ? data : nil
+    }
+
+    /// Reads `range` into `buffer` (of its size); `false` if the file ends first.
+    func read(_ range: Range<Int64>, into buffer: UnsafeMutableRawBufferPointer) throws -> Bool {
+        let count = Int(range.upperBound - range.lowerBound)
+        precondition(buffer.count == count)
+        var done = 0
+        while done < count {
+            let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
+            if result < 0, errno == EINTR { continue }
+            if result == 0 { return false }
+            guard result > 0 else { throw SpoolError.storage("read: \(Self.errnoText())") }
+            done += result
+        }
+        return true
     }
 
     /// Gives the disk space of `range` back while keeping the file's length (a hole reads as zeros).

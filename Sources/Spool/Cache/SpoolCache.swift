@@ -187,6 +187,14 @@ public final class SpoolCache: Sendable {
         for loader in active { closeNow(loader) }
     }
 
+    /// A cache dropped without `close()` still leaves its index up to date (index writes during downloads run
+    /// in the background and may not have happened yet); entries being read on close when they go idle.
+    deinit {
+        for loader in loaders.withLock({ Array($0.values) }) {
+            if loader.isIdle { loader.close() } else { loader.flush() }
+        }
+    }
+
     private func entry(key: String) -> CacheEntry? {
         if let loader = loaders.withLock({ $0[key] }) { loader.flush() }
         guard let record = store.record(key: key) else { return nil }

@@ -22,6 +22,8 @@ final class ResourceLoader: Sendable {
         var savedLastAccess: Date = .distantPast
         /// Whether the index record lags behind the state.
         var dirty = false
+        /// Whether a background flush is queued and has not started yet.
+        var flushQueued = false
         var users = 0
         var pinned = false
         var lastAccess: Date
@@ -212,7 +214,7 @@ final class ResourceLoader: Sendable {
             return inner.state.removeReader(id).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
-        flush()
+        flushSoon()
     }
 
     /// Waits for the running origin requests to end, then brings the index up to date.
@@ -313,6 +315,26 @@ final class ResourceLoader: Sendable {
     }
 
     // MARK: Index
+
+    /// Queues `flush()` on a background queue, unless one is queued already: a sync can take a disk's
+    /// write time for all the bytes written since the last one, and a download must not stop for it.
+    /// `close()` and `settle()` flush in place, so nothing stays unwritten when the cache closes.
+    private func flushSoon() {
+        let queue = inner.withLock { inner -> Bool in
+            guard inner.dirty, !inner.flushQueued else { return false }
+            inner.flushQueued = true
+            return true
+        }
+        guard queue else { return }
+        Self.flushQueue.async {
+            self.inner.withLock { $0.flushQueued = false }
+            self.flush()
+        }
+    }
+
+    /// Where background flushes run: one at a time for the whole process, off the cooperative thread pool,
+    /// which blocking syncs would starve.
+    private static let flushQueue = DispatchQueue(label: "Spool.ResourceLoader.flush", qos: .utility)
 
     /// Brings the index record up to date with what is on disk: data synced first, then the record replaced.
     func flush() {
@@ -583,7 +605,7 @@ extension ResourceLoader {
             environment.problems.storageWorked(Int64(chunk.count))
             for range in result.damaged { environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range)) }
             environment.didWrite(Int64(chunk.count))
-            if result.flushDue { flush() }
+            if result.flushDue { flushSoon() }
             return result.more
         }
     }
@@ -592,7 +614,7 @@ extension ResourceLoader {
         inner.withLock { inner in
             inner.state.finishFetch(id, failure: failure)
         }
-        flush()
+        flushSoon()
         let idle = inner.withLock { inner in
             inner.tasks[id] = nil
             return inner.isIdle

@@ -19,6 +19,7 @@ struct SpoolCommand: AsyncParsableCommand {
         // A file size limit (`ulimit -f`) then makes cache writes fail with EFBIG, which the cache handles by
         // reading on from the origin, instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
+        MemoryTuning.apply()
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

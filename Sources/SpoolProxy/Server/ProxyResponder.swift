@@ -9,7 +9,7 @@ struct ProxyResponder: Sendable {
     let cache: SpoolCache
     let configuration: ProxyConfiguration
 
-    typealias Writer = NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    typealias Writer = ProxyOutbound
 
     /// Sends the whole response. Throws when the connection must close: the client went away, or the body
     /// broke off after its head was sent (the client then sees a short body, never wrong bytes).
@@ -136,7 +136,7 @@ struct ProxyResponder: Sendable {
 
     private func write(_ chunk: Data, to writer: Writer) async throws -> Int64 {
         // The writer suspends while the client's socket is full: memory stays at a few chunks per client.
-        try await writer.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+        try await writer.writeBody(ByteBuffer(bytes: chunk))
         return Int64(chunk.count)
     }
 

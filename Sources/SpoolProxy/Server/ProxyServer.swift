@@ -92,7 +92,8 @@ final class ProxyServer: Sendable {
                         // Body and end parts of requests (GET and HEAD carry none) are read and dropped.
                         guard case .head(let head) = part else { continue }
                         let keepAlive = head.isKeepAlive && !Task.isCancelled
-                        try await responder.respond(to: head, keepAlive: keepAlive, writer: outbound)
+                        try await responder.respond(
+                            to: head, keepAlive: keepAlive, writer: ProxyOutbound(writer: outbound, eventLoop: channel.eventLoop))
                         if !keepAlive { break }
                     }
                     // Half-close after the last response has been flushed, then wait for the client to close.

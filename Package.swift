@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Spool", targets: ["Spool"]),
         .library(name: "SpoolAVFoundation", targets: ["SpoolAVFoundation"]),
         .library(name: "SpoolProxy", targets: ["SpoolProxy"]),
+        .library(name: "SpoolAsyncHTTPClient", targets: ["SpoolAsyncHTTPClient"]),
         .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
         .executable(name: "spool", targets: ["SpoolCommand"]),
     ],
@@ -15,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // The engine. Foundation and swift-crypto only: an iOS app links it, so never SwiftNIO.
@@ -43,6 +45,18 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // An origin transport on AsyncHTTPClient: large chunks, backpressure, prompt cancellation. For servers
+        // and the command line; it brings SwiftNIO, so the core stays on URLSession by default.
+        .target(
+            name: "SpoolAsyncHTTPClient",
+            dependencies: [
+                "Spool",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

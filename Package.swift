@@ -75,6 +75,10 @@ let package = Package(
         ),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTesting"]),
         .testTarget(name: "SpoolTestingTests", dependencies: ["SpoolTesting"]),
+        // HTTPOrigin's HTTP semantics over both transports, and what only the AsyncHTTPClient transport
+        // promises (backpressure); apart from SpoolTests, which builds without SwiftNIO.
+        .testTarget(
+            name: "SpoolAsyncHTTPClientTests", dependencies: ["Spool", "SpoolAsyncHTTPClient", "SpoolTesting"]),
         .testTarget(name: "SpoolProxyTests", dependencies: ["Spool", "SpoolProxy", "SpoolTesting"]),
         .testTarget(
             name: "SpoolAVFoundationTests",

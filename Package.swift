@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "Spool",
                 "SpoolAVFoundation",
+                "SpoolAsyncHTTPClient",
                 "SpoolProxy",
                 "SpoolTesting",
                 .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),

@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Spool", targets: ["Spool"]),
         .library(name: "SpoolAVFoundation", targets: ["SpoolAVFoundation"]),
         .library(name: "SpoolProxy", targets: ["SpoolProxy"]),
+        .library(name: "SpoolAsyncHTTPClient", targets: ["SpoolAsyncHTTPClient"]),
         .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
         .executable(name: "spool", targets: ["SpoolCommand"]),
     ],
@@ -15,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // The engine. Foundation and swift-crypto only: an iOS app links it, so never SwiftNIO.
@@ -46,6 +48,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // An origin transport on AsyncHTTPClient: large chunks, backpressure, prompt cancellation. For servers
+        // and the command line; it brings SwiftNIO, so the core stays on URLSession by default.
+        .target(
+            name: "SpoolAsyncHTTPClient",
+            dependencies: [
+                "Spool",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // A real HTTP origin on 127.0.0.1 for tests, benchmarks and `spool demo`.
         .target(name: "SpoolTesting"),
         .executableTarget(
@@ -53,6 +67,7 @@ let package = Package(
             dependencies: [
                 "Spool",
                 "SpoolAVFoundation",
+                "SpoolAsyncHTTPClient",
                 "SpoolProxy",
                 "SpoolTesting",
                 .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
@@ -61,6 +76,10 @@ let package = Package(
         ),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTesting"]),
         .testTarget(name: "SpoolTestingTests", dependencies: ["SpoolTesting"]),
+        // HTTPOrigin's HTTP semantics over both transports, and what only the AsyncHTTPClient transport
+        // promises (backpressure); apart from SpoolTests, which builds without SwiftNIO.
+        .testTarget(
+            name: "SpoolAsyncHTTPClientTests", dependencies: ["Spool", "SpoolAsyncHTTPClient", "SpoolTesting"]),
         .testTarget(name: "SpoolProxyTests", dependencies: ["Spool", "SpoolProxy", "SpoolTesting"]),
         .testTarget(
             name: "SpoolAVFoundationTests",

@@ -45,6 +45,48 @@ final class BehaviourTests: XCTestCase {
         XCTAssertEqual(origin.requests.map(\.responseStatus), [302, 200])
     }
 
+    func testRedirectToAnotherHostKeepsThePort() throws {
+        let origin = try origin()
+        origin.behaviour.redirect = true
+        origin.behaviour.redirectHost = "localhost"
+        let raw = try RawHTTPClient.fetch(port: origin.port, path: "/f?x=1")
+        XCTAssertEqual(raw.status, 302)
+        XCTAssertEqual(raw.header("Location"), "http://localhost:\(origin.port)/__redirected__/f?x=1")
+    }
+
+    func testRedirectToItselfNeverEnds() throws {
+        let origin = try origin()
+        origin.behaviour.redirectsToItself = true
+        for path in ["/f", "/__redirected__/f", "/missing"] {
+            let raw = try RawHTTPClient.fetch(port: origin.port, path: path)
+            XCTAssertEqual(raw.status, 302)
+            XCTAssertEqual(raw.header("Location"), "http://127.0.0.1:\(origin.port)\(path)")
+        }
+    }
+
+    func testAnswerDelayHoldsTheResponseBack() throws {
+        let origin = try origin()
+        origin.behaviour.answerDelay = 0.4
+        let start = Date()
+        let response = try RawHTTPClient.fetch(port: origin.port, path: "/f")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.4)
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.body, countingBytes(1000))
+    }
+
+    func testStallAfterBytesKeepsTheConnectionOpenAndSilent() throws {
+        let origin = try origin()
+        origin.behaviour.stallAfterBytes = 300
+        let client = try RawHTTPClient(port: origin.port, receiveTimeout: 1)
+        client.send("GET /f HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n")
+        let start = Date()
+        let response = try XCTUnwrap(RawHTTPClient.parseAll(client.readToEnd()).first)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.9, "ended by the receive timeout, not by the origin")
+        XCTAssertEqual(response.header("Content-Length"), "1000")
+        XCTAssertEqual(response.body, countingBytes(300))
+        XCTAssertEqual(origin.openConnectionCount, 1)
+    }
+
     func testDropConnectionAfterBytes() throws {
         let origin = try origin()
         origin.behaviour.dropConnectionAfterBytes = 300

@@ -9,7 +9,7 @@ struct Clear: ParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() throws {
-        let cache = try cacheOptions.openCache()
+        let cache = try cacheOptions.openCache().cache
         let count = cache.entries().count
         cache.removeAll()
         print("removed \(count) cached resource\(count == 1 ? "" : "s")")

@@ -15,9 +15,16 @@ struct Info: AsyncParsableCommand {
 
     func run() async throws {
         let url = try parseOriginURL(url)
-        let cache = try cacheOptions.openCache(headers: try headers.fields())
-        let info = try await cache.contentInfo(for: url)
-        await cache.close()
+        let opened = try cacheOptions.openCache(headers: try headers.fields())
+        let cache = opened.cache
+        let info: ContentInfo
+        do {
+            info = try await cache.contentInfo(for: url)
+            await opened.close()
+        } catch {
+            await opened.close()
+            throw error
+        }
         let entry = cache.entry(for: url)
         let cached = entry?.cachedRanges ?? ByteRangeSet()
         let percent = info.length == 0 ? 100 : Double(cached.byteCount) * 100 / Double(info.length)

@@ -10,7 +10,7 @@ struct List: ParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() throws {
-        let cache = try cacheOptions.openCache()
+        let cache = try cacheOptions.openCache().cache
         let entries = cache.entries()
         guard !entries.isEmpty else { return print("no cached resources") }
         let formatter = ISO8601DateFormatter()

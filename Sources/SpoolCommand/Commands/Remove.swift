@@ -13,7 +13,7 @@ struct Remove: ParsableCommand {
 
     func run() throws {
         let url = try parseOriginURL(url)
-        let cache = try cacheOptions.openCache()
+        let cache = try cacheOptions.openCache().cache
         guard cache.entry(for: url) != nil else {
             throw CommandFailure(message: "not cached: \(CacheKeyPolicy.displayURL(for: url))")
         }

@@ -34,8 +34,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let cache = try cacheOptions.openCache(
-            headers: try headers.fields(), connectionsPerHost: 32, limits: try limitOptions.limits(), reportProblems: true)
+        let opened = try cacheOptions.openCache(
+            headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true)
+        let cache = opened.cache
         var log: (@Sendable (ProxyLogRecord) -> Void)?
         if verbose {
             log = { record in FileHandle.standardError.write(Data("\(record)\n".utf8)) }
@@ -48,6 +49,7 @@ struct Serve: AsyncParsableCommand {
         do {
             baseURL = try await proxy.start()
         } catch {
+            await opened.close()
             throw CommandFailure(message: "\(error)")
         }
         // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
@@ -61,7 +63,7 @@ struct Serve: AsyncParsableCommand {
         let received = await signals.next()
         FileHandle.standardError.write(Data("spool: \(received == SIGTERM ? "SIGTERM" : "SIGINT"), stopping\n".utf8))
         await proxy.stop()
-        await cache.close()
+        await opened.close()
     }
 }
 

@@ -14,7 +14,7 @@ struct Unpin: ParsableCommand {
 
     func run() throws {
         let url = try parseOriginURL(url)
-        let cache = try cacheOptions.openCache()
+        let cache = try cacheOptions.openCache().cache
         guard let entry = cache.entry(for: url) else {
             throw CommandFailure(message: "not cached: \(CacheKeyPolicy.displayURL(for: url))")
         }

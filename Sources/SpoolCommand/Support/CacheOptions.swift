@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Spool
+import SpoolAsyncHTTPClient
 
 /// Options every command that touches the cache takes.
 struct CacheOptions: ParsableArguments {
@@ -35,19 +33,20 @@ struct CacheOptions: ParsableArguments {
         return SpoolConfiguration.defaultDirectory
     }
 
-    /// Opens the cache, sending `headers` with every origin request over at most `connectionsPerHost`
-    /// connections to one origin host (the platform's default when `nil`), within `limits`; problems the
-    /// cache handles on its own are printed as warnings when `reportProblems` is set.
+    /// Opens the cache, sending `headers` with every origin request, within `limits`; problems the cache
+    /// handles on its own are printed as warnings when `reportProblems` is set. The origin goes over
+    /// AsyncHTTPClient (enough connections per host for `spool serve`'s many players), whose client starts
+    /// at the first origin request: a command that fetches closes what this returns, one that only reads the
+    /// index may just use its cache.
     func openCache(
-        headers: [String: String] = [:], connectionsPerHost: Int? = nil, limits: CacheLimits = .unlimited,
-        reportProblems: Bool = false
-    ) throws -> SpoolCache {
-        let session = URLSessionConfiguration.default
-        if let connectionsPerHost { session.httpMaximumConnectionsPerHost = connectionsPerHost }
-        let origin = HTTPOrigin(configuration: session, modifier: headers.isEmpty ? nil : .headers(headers))
-        return try SpoolCache(configuration: SpoolConfiguration(
+        headers: [String: String] = [:], limits: CacheLimits = .unlimited, reportProblems: Bool = false
+    ) throws -> CommandCache {
+        let transport = AsyncHTTPClientTransport()
+        let origin = HTTPOrigin(transport: transport, modifier: headers.isEmpty ? nil : .headers(headers))
+        let cache = try SpoolCache(configuration: SpoolConfiguration(
             directory: directory, origin: origin, limits: limits, encryptionKey: try encryptionKey(),
             onProblem: reportProblems ? ProblemPrinter.standardError : nil))
+        return CommandCache(cache: cache, transport: transport)
     }
 }
 

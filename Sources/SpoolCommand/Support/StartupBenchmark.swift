@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Spool
+import SpoolAsyncHTTPClient
 import SpoolTesting
 
 /// The work of `spool bench startup`: fill a cache with small entries through the library, then time a
@@ -35,18 +33,35 @@ struct StartupBenchmark {
         for index in 0..<entries {
             origin.serve(.generated(length: entrySize, seed: UInt64(index)), at: "/bench/\(index).bin")
         }
-        let session = URLSessionConfiguration.default
-        session.httpMaximumConnectionsPerHost = 8
+        let transport = AsyncHTTPClientTransport(maximumConnectionsPerHost: 8)
         let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(configuration: session, timeout: 10),
+            directory: directory, origin: HTTPOrigin(transport: transport, timeout: 10),
             onProblem: ProblemPrinter.standardError))
-        let missing = (0..<entries).filter { cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize }
+        let filled: Fill
+        do {
+            filled = try await fillMissing(in: cache, base: origin.baseURL)
+        } catch {
+            await cache.close()
+            await transport.shutdown()
+            throw error
+        }
+        await cache.close()
+        await transport.shutdown()
+        // A read succeeds even when the disk does not take its bytes (they come from the origin): check.
+        let uncached = (0..<entries).filter { cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize }
+        guard uncached.isEmpty else {
+            throw CommandFailure(message: "\(uncached.count) of \(entries) entries were read but not cached (first: entry \(uncached[0]))")
+        }
+        return filled
+    }
+
+    private func fillMissing(in cache: SpoolCache, base: URL) async throws -> Fill {
+        let missing = (0..<entries).filter { cache.entry(for: resource($0, base: base))?.cachedBytes != entrySize }
         let start = Date()
         var tenthsShown = 0
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = missing.makeIterator()
             var done: Int64 = 0
-            let base = origin.baseURL
             for _ in 0..<8 {
                 guard let index = next.next() else { break }
                 group.addTask { try await cache.prefetch(resource(index, base: base)) }
@@ -61,23 +76,29 @@ struct StartupBenchmark {
                 group.addTask { try await cache.prefetch(resource(index, base: base)) }
             }
         }
-        await cache.close()
-        // A read succeeds even when the disk does not take its bytes (they come from the origin): check.
-        let uncached = missing.filter { cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize }
-        guard uncached.isEmpty else {
-            throw CommandFailure(message: "\(uncached.count) of \(missing.count) entries were read but not cached (first: entry \(uncached[0]))")
-        }
-        return Fill(created: missing.count, seconds: Date().timeIntervalSince(start), originBase: origin.baseURL)
+        return Fill(created: missing.count, seconds: Date().timeIntervalSince(start), originBase: base)
     }
 
     /// Times each step `runs` times, every run on a new `SpoolCache`; `base` is the stopped origin of `fill()`.
     func measure(runs: Int, base: URL) async throws -> BenchTable {
+        let transport = AsyncHTTPClientTransport()
+        do {
+            let table = try await measure(runs: runs, base: base, origin: HTTPOrigin(transport: transport, timeout: 2))
+            await transport.shutdown()
+            return table
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+    }
+
+    private func measure(runs: Int, base: URL, origin: HTTPOrigin) async throws -> BenchTable {
         var table = BenchTable(runs: runs)
         let probeLength = min(entrySize, 64 * 1024)
         for run in 0..<runs {
             let probe = (run * 7919) % entries
             // The origin is stopped: a byte that is not on disk fails the read instead of being fetched.
-            let configuration = SpoolConfiguration(directory: directory, origin: HTTPOrigin(timeout: 2))
+            let configuration = SpoolConfiguration(directory: directory, origin: origin)
             let cache = try table.time("open SpoolCache") { try SpoolCache(configuration: configuration) }
             var first = Data()
             try await table.timeAsync("first read: \(probeLength) bytes of one entry") {

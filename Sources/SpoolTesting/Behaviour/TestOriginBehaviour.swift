@@ -11,6 +11,15 @@ public struct TestOriginBehaviour: Sendable, Equatable {
     public var refusesHead = false
     /// Answer a request for PATH with 302 to `/__redirected__PATH`, which serves the same content.
     public var redirect = false
+    /// With `redirect`, name this host in `Location` (with the origin's port) instead of the one the request
+    /// was sent to: "localhost" for a request to 127.0.0.1 is a redirect to another host, same server.
+    public var redirectHost: String? = nil
+    /// Answer every request with 302 to the very same URL, for ever.
+    public var redirectsToItself = false
+    /// Wait this long after a request before answering it, as a server that has stopped responding does.
+    public var answerDelay: TimeInterval? = nil
+    /// Send this many bytes of a content body, then nothing more, keeping the connection open.
+    public var stallAfterBytes: Int64? = nil
     /// Close the connection after this many body bytes of a content response.
     public var dropConnectionAfterBytes: Int64? = nil
     /// Pace content body writes to about this many bytes per second.

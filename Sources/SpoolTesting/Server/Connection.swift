@@ -46,10 +46,21 @@ struct Connection {
         let (id, behaviour, resources) = core.state.withLock { state in
             (state.beginRequest(record), state.behaviour, state.resources)
         }
+        if let delay = behaviour.answerDelay, !waitWhileRunning(delay) { return false }
         var plan = Responder.plan(for: head, behaviour: behaviour, resources: resources)
         if mustClose || head.wantsClose { plan.closeAfter = true }
         let writer = ResponseWriter(core: core, fd: fd, recordID: id, behaviour: behaviour)
         return writer.write(plan, headOnly: head.method == "HEAD")
+    }
+
+    /// Sleeps `seconds` in short slices; false when the origin is stopping meanwhile.
+    private func waitWhileRunning(_ seconds: TimeInterval) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while end.timeIntervalSinceNow > 0 {
+            if core.isStopping { return false }
+            Thread.sleep(forTimeInterval: min(end.timeIntervalSinceNow, 0.05))
+        }
+        return true
     }
 
     private func rejectAndClose(_ status: Int) {

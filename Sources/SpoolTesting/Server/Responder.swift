@@ -19,6 +19,9 @@ enum Responder {
         if request.method == "HEAD" && behaviour.refusesHead {
             return .text(405, HTTPStatus.reason(405), headers: [("Allow", "GET")])
         }
+        if behaviour.redirectsToItself {
+            return redirect(request, to: request.target, host: nil)
+        }
         let path = request.path
         let isRedirected = path.hasPrefix(redirectPrefix)
         let contentPath = isRedirected ? String(path.dropFirst(redirectPrefix.count)) : path
@@ -26,16 +29,23 @@ enum Responder {
             return .text(404, HTTPStatus.reason(404))
         }
         if behaviour.redirect && !isRedirected {
-            return redirect(request)
+            return redirect(request, to: redirectPrefix + request.target, host: behaviour.redirectHost)
         }
         return contentResponse(request, resource: resource, behaviour: behaviour)
     }
 
-    private static func redirect(_ request: HTTPRequestHead) -> ResponsePlan {
-        let relative = redirectPrefix + request.target
+    /// A 302 to `target` on the request's host, or on `host` with the request's port.
+    private static func redirect(_ request: HTTPRequestHead, to target: String, host: String?) -> ResponsePlan {
         // An absolute Location is the most widely understood form, so build one from Host.
-        let location = request.headers["host"].map { "http://\($0)\(relative)" } ?? relative
-        return .text(302, HTTPStatus.reason(302), headers: [("Location", location)])
+        guard var authority = request.headers["host"] else {
+            return .text(302, HTTPStatus.reason(302), headers: [("Location", target)])
+        }
+        if let host {
+            let colon = authority.lastIndex(of: ":").flatMap { authority[$0...].contains("]") ? nil : $0 }
+            let port = colon.map { String(authority[$0...]) } ?? ""
+            authority = host + port
+        }
+        return .text(302, HTTPStatus.reason(302), headers: [("Location", "http://\(authority)\(target)")])
     }
 
     private static func contentResponse(

@@ -68,7 +68,11 @@ struct ResponseWriter {
         var sent: Int64 = 0
         while sent < allowed {
             if core.isStopping { return false }
-            let count = Int(min(Int64(pacer.chunkSize), allowed - sent))
+            if let stall = behaviour.stallAfterBytes, sent >= stall {
+                while !core.isStopping { Thread.sleep(forTimeInterval: 0.05) }
+                return false
+            }
+            let count = Int(min(Int64(pacer.chunkSize), allowed - sent, (behaviour.stallAfterBytes ?? .max) - sent))
             let chunk = reader.read(offset: range.lowerBound + sent, count: count)
             guard chunk.count == count, sendCounted(chunk) else { return false }
             sent += Int64(count)

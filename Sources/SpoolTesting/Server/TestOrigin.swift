@@ -47,6 +47,10 @@ public final class TestOrigin: Sendable {
     /// Response body bytes written to sockets since start or the last `resetCounters()`.
     public var bodyBytesSent: Int64 { core.state.withLock { $0.bodyBytesSent } }
 
+    /// Client connections open right now: one that a client closed is gone once the origin notices, which
+    /// for a response being written is at its next write.
+    public var openConnectionCount: Int { core.state.withLock { $0.connections.count } }
+
     /// Every request received since start or the last `resetCounters()`, oldest first.
     public var requests: [RecordedRequest] { core.state.withLock { $0.records } }
 

@@ -3,19 +3,24 @@ import Foundation
 public import FoundationNetworking
 #endif
 
-/// An origin that reads http and https URLs with URLSession.
+/// An origin that reads http and https URLs, through URLSession unless given another `HTTPTransport`.
 ///
 /// Content information comes from `HEAD`, or from `GET bytes=0-1` where `HEAD` is refused or says too little.
-/// Redirects are followed and the final URL is remembered for the next range requests of the same resource.
+/// Redirects are followed here, whatever the transport (at most 10 hops, each asking for the same bytes;
+/// `Authorization` and `Cookie` only to the resource's own host), and the final URL is remembered for the
+/// next range requests of the same resource.
 public final class HTTPOrigin: Origin {
-    private let bridge: URLSessionBridge
+    private let transport: any HTTPTransport
     private let modifier: HTTPRequestModifier?
     private let timeout: TimeInterval
     private let finalURLs = LockedBox<[URL: URL]>([:])
+    /// A body not worth reading is still read up to this size rather than dropped: a transfer that ends
+    /// leaves its connection open for the next request, one cancelled closes it.
+    private static let drainLimit = 64 * 1024
 
     /// An origin sending requests through a session made from `configuration`, each changed by `modifier`.
     /// `timeout` bounds the wait for the next byte of a response, not its whole duration.
-    public init(
+    public convenience init(
         configuration: URLSessionConfiguration = .default,
         modifier: HTTPRequestModifier? = nil,
         timeout: TimeInterval = 30
@@ -25,14 +30,21 @@ public final class HTTPOrigin: Origin {
         configuration.urlCache = nil
         // FoundationNetworking waits for the session's idle timeout, not the request's: set both.
         configuration.timeoutIntervalForRequest = timeout
-        bridge = URLSessionBridge(configuration: configuration)
+        self.init(transport: URLSessionTransport(configuration: configuration), modifier: modifier, timeout: timeout)
+    }
+
+    /// An origin sending requests through `transport`, each changed by `modifier`. `timeout` (the requests'
+    /// `timeoutInterval`) bounds the wait for the next byte of a response, not its whole duration.
+    public init(transport: any HTTPTransport, modifier: HTTPRequestModifier? = nil, timeout: TimeInterval = 30) {
+        self.transport = transport
         self.modifier = modifier
         self.timeout = timeout
     }
 
     public func contentInfo(for url: URL) async throws -> ContentInfo {
         try Self.checkScheme(of: url)
-        let head = try await send(url: url, method: "HEAD", range: nil, validator: nil).head
+        let (head, body) = try await send(url: url, method: "HEAD", range: nil, validator: nil)
+        await Self.drain(body)
         switch head.status {
         case 200..<300:
             // Only a head that gives a length and advertises ranges is enough; otherwise the probe tells.
@@ -70,9 +82,11 @@ public final class HTTPOrigin: Origin {
             }
             return OriginReadResponse(offset: 0, info: head.contentInfo(length: length, acceptsRanges: false), body: body)
         case 416:
+            await Self.drain(body)
             let length = head.contentRange?.total ?? -1
             throw SpoolError.rangeNotSatisfiable(requested: request.range.lowerBound, length: length)
         default:
+            await Self.drain(body)
             throw SpoolError.httpStatus(head.status)
         }
     }
@@ -80,7 +94,8 @@ public final class HTTPOrigin: Origin {
     /// `GET bytes=0-1`: learns length, type, version and range support from two bytes.
     private func probe(_ url: URL) async throws -> ContentInfo {
         let (head, body) = try await send(url: url, method: "GET", range: 0..<2, validator: nil)
-        _ = body  // dropping the stream cancels whatever body a non-range server starts to send
+        // Two bytes, or the start of a whole body from a server ignoring the range: cancelled past the limit.
+        await Self.drain(body)
         switch head.status {
         case 206:
             guard let total = head.contentRange?.total else {
@@ -100,11 +115,12 @@ public final class HTTPOrigin: Origin {
         }
     }
 
+    /// Sends a request for `url` (or the URL it was last redirected to), following redirects.
     private func send(
         url: URL, method: String, range: Range<Int64>?, validator: String?
     ) async throws -> (head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>) {
-        let target = finalURLs.withLock { $0[url] } ?? url
-        var request = URLRequest(url: target, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        let remembered = finalURLs.withLock { $0[url] }
+        var request = URLRequest(url: remembered ?? url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = method
         // Media must arrive byte for byte: a compressed body would not match the ranges.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -113,16 +129,46 @@ public final class HTTPOrigin: Origin {
             if let validator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
         }
         if let modifier { try await modifier.apply(to: &request) }
-        let (response, body) = try await bridge.start(request)
-        let head = HTTPResponseHead(response)
-        if let final = head.finalURL, final != target, (200..<300).contains(head.status) {
-            finalURLs.withLock { $0[url] = final }
-        } else if target != url, head.status >= 400 {
+        // The modifier's credentials are for the resource's host, even when the request goes where that
+        // host once redirected it.
+        if remembered != nil { HTTPRedirectPolicy.withholdCredentials(from: &request, unlessSentTo: url.host) }
+        let firstURL = request.url
+
+        var response = try await transport.send(request)
+        var head = HTTPResponseHead(response)
+        var hops = 0
+        while let next = try HTTPRedirectPolicy.request(following: head, from: request, credentialsHost: url.host) {
+            hops += 1
+            guard hops <= HTTPRedirectPolicy.maximumHops else {
+                throw SpoolError.invalidResponse("more than \(HTTPRedirectPolicy.maximumHops) redirects")
+            }
+            await Self.drain(response.body)
+            request = next
+            response = try await transport.send(request)
+            head = HTTPResponseHead(response)
+        }
+
+        if (200..<300).contains(head.status), head.finalURL != firstURL {
+            finalURLs.withLock { $0[url] = head.finalURL }
+        } else if remembered != nil, head.status >= 400 {
             // A remembered redirect target that fails (an expired signature) is forgotten: the next
             // request starts again from the original URL.
             _ = finalURLs.withLock { $0.removeValue(forKey: url) }
         }
-        return (head, body)
+        return (head, response.body)
+    }
+
+    /// Reads and discards a body up to `drainLimit`, then lets it go (cancelling whatever is left).
+    private static func drain(_ body: AsyncThrowingStream<Data, any Error>) async {
+        var received = 0
+        do {
+            for try await chunk in body {
+                received += chunk.count
+                if received > drainLimit { return }
+            }
+        } catch {
+            // Nothing of this body was wanted; its failure is nobody's concern.
+        }
     }
 
     private static func checkScheme(of url: URL) throws {

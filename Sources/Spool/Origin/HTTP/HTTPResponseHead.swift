@@ -1,29 +1,32 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The parts of an HTTP response head the origin needs, read with case-insensitive header names (some
-/// servers send `content-range`, and Foundation does not normalise names on every platform).
+/// servers send `content-range`, and Foundation does not normalise names on every platform). The one place
+/// the origin reads headers, whatever transport carried them.
 struct HTTPResponseHead: Sendable {
     let status: Int
-    let finalURL: URL?
+    /// The URL that answered.
+    let finalURL: URL
+    /// By lower-cased name.
     private let headers: [String: String]
 
-    init(_ response: HTTPURLResponse) {
-        status = response.statusCode
+    /// The head of `response`; the body stays with the response, so dropping that still cancels it.
+    init(_ response: HTTPTransportResponse) {
+        status = response.status
         finalURL = response.url
-        var lowered: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String else { continue }
-            lowered[name.lowercased()] = value
-        }
-        headers = lowered
+        headers = response.fields
     }
 
     /// The value of the header `name`, whatever the case it was sent in.
     func value(_ name: String) -> String? {
         headers[name.lowercased()]
+    }
+
+    /// Where a redirect (301, 302, 303, 307, 308) points, resolved against the URL that answered; `nil` for
+    /// any other status or without a usable `Location`.
+    var redirectTarget: URL? {
+        guard [301, 302, 303, 307, 308].contains(status), let location = value("Location") else { return nil }
+        return URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: finalURL)?.absoluteURL
     }
 
     var contentLength: Int64? {

@@ -3,17 +3,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Turns URLSession's delegate callbacks into one awaitable response head and a stream of body chunks per
-/// task, as the bytes arrive. (`URLSession.bytes(for:)` does not exist in FoundationNetworking.)
-final class URLSessionBridge: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// `HTTPOrigin`'s default transport: URLSession, with its delegate callbacks turned into one awaitable
+/// response head and a stream of body chunks per task, as the bytes arrive. (`URLSession.bytes(for:)` does
+/// not exist in FoundationNetworking.)
+///
+/// URLSession pushes chunks as fast as the network delivers them and the stream buffers them: there is no
+/// backpressure, so a reader slower than the network holds the difference in memory.
+final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate, @unchecked Sendable {
     /// One running task's plumbing.
     private final class Transfer: @unchecked Sendable {
-        let original: URLRequest
         var head: CheckedContinuation<HTTPURLResponse, any Error>?
         let body: AsyncThrowingStream<Data, any Error>.Continuation
 
-        init(original: URLRequest, body: AsyncThrowingStream<Data, any Error>.Continuation) {
-            self.original = original
+        init(body: AsyncThrowingStream<Data, any Error>.Continuation) {
             self.body = body
         }
     }
@@ -26,7 +28,7 @@ final class URLSessionBridge: NSObject, URLSessionDataDelegate, @unchecked Senda
     init(configuration: URLSessionConfiguration) {
         delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
-        delegateQueue.name = "Spool.URLSessionBridge"
+        delegateQueue.name = "Spool.URLSessionTransport"
         super.init()
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: delegateQueue)
     }
@@ -35,12 +37,23 @@ final class URLSessionBridge: NSObject, URLSessionDataDelegate, @unchecked Senda
         session.invalidateAndCancel()
     }
 
+    func send(_ request: URLRequest) async throws -> HTTPTransportResponse {
+        guard let url = request.url else { throw SpoolError.invalidResponse("a request without a URL") }
+        let (response, body) = try await start(request)
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String, let value = value as? String else { continue }
+            fields[name] = value
+        }
+        return HTTPTransportResponse(status: response.statusCode, url: response.url ?? url, headerFields: fields, body: body)
+    }
+
     /// Sends `request`; returns when the response head has arrived. The body stream cancels the task when
     /// its consumer stops iterating; so does cancelling the calling task before the head arrives.
-    func start(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
+    private func start(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
         let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let task = session.dataTask(with: request)
-        let transfer = Transfer(original: request, body: continuation)
+        let transfer = Transfer(body: continuation)
         continuation.onTermination = { @Sendable _ in task.cancel() }
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPURLResponse, any Error>) in
@@ -90,6 +103,8 @@ final class URLSessionBridge: NSObject, URLSessionDataDelegate, @unchecked Senda
         if let failure { transfer.body.finish(throwing: failure) } else { transfer.body.finish() }
     }
 
+    /// Declines every redirect, so the 3xx response itself arrives: `HTTPOrigin` follows it under the same
+    /// rules whatever the transport.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -97,17 +112,7 @@ final class URLSessionBridge: NSObject, URLSessionDataDelegate, @unchecked Senda
         newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        guard let transfer = transfer(for: task) else { return completionHandler(nil) }
-        // The redirected request must ask for the same bytes of the same version. Credentials go along
-        // only to the same host, as browsers do.
-        var redirected = request
-        let sameHost = request.url?.host == transfer.original.url?.host
-        for (name, value) in transfer.original.allHTTPHeaderFields ?? [:] {
-            let lowered = name.lowercased()
-            if !sameHost, lowered == "authorization" || lowered == "cookie" { continue }
-            redirected.setValue(value, forHTTPHeaderField: name)
-        }
-        completionHandler(redirected)
+        completionHandler(nil)
     }
 
     private static func spoolError(_ error: any Error) -> any Error {

@@ -4,9 +4,17 @@ import SpoolTesting
 import XCTest
 
 /// Each way an origin can misbehave gives the reader correct bytes or a clear error, and leaves the cache
-/// holding only correct bytes.
-final class MisbehavingOriginTests: XCTestCase {
+/// holding only correct bytes; over URLSession, and over AsyncHTTPClient in
+/// `MisbehavingOriginOverAsyncHTTPClientTests`.
+class MisbehavingOriginTests: XCTestCase {
     private let fastRetries = FetchPolicy(retryDelay: 0.01)
+
+    /// The transport every test here goes through.
+    var transport: OriginTransport { .urlSession }
+
+    private func makeFixture(length: Int64) throws -> HTTPFixture {
+        try HTTPFixture(test: self, transport: transport, length: length)
+    }
 
     /// After a failure: with the origin behaving again, a full read is correct.
     private func assertCacheConsistent(_ fixture: HTTPFixture, file: StaticString = #filePath, line: UInt = #line) async throws {
@@ -22,7 +30,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testServerIgnoringRangesStillGivesCorrectBytes() async throws {
-        let fixture = try HTTPFixture(test: self, length: 2_000_000)
+        let fixture = try makeFixture(length: 2_000_000)
         fixture.origin.behaviour.ignoresRange = true
         let cache = try fixture.makeCache()
         let middle = try await collect(cache.read(fixture.url, from: 1_200_000, length: 300_000))
@@ -34,7 +42,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testServerErrorIsReportedAndNothingIsCached() async throws {
-        let fixture = try HTTPFixture(test: self, length: 500_000)
+        let fixture = try makeFixture(length: 500_000)
         let cache = try fixture.makeCache(policy: fastRetries)
         _ = try await cache.contentInfo(for: fixture.url)
         fixture.origin.behaviour.serverErrorStatus = 503
@@ -50,7 +58,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testDroppedConnectionsResumeWhereTheyBroke() async throws {
-        let fixture = try HTTPFixture(test: self, length: 1_500_000)
+        let fixture = try makeFixture(length: 1_500_000)
         fixture.origin.behaviour.dropConnectionAfterBytes = 200_000
         let cache = try fixture.makeCache(policy: fastRetries)
         let data = try await collect(cache.read(fixture.url))
@@ -60,7 +68,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testConnectionDroppedBeforeAnyByteFailsClearly() async throws {
-        let fixture = try HTTPFixture(test: self, length: 300_000)
+        let fixture = try makeFixture(length: 300_000)
         let cache = try fixture.makeCache(policy: fastRetries)
         _ = try await cache.contentInfo(for: fixture.url)
         fixture.origin.behaviour.dropConnectionAfterBytes = 0
@@ -71,13 +79,13 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testShortBodyNeverYieldsWrongBytes() async throws {
-        let fixture = try HTTPFixture(test: self, length: 800_000)
+        let fixture = try makeFixture(length: 800_000)
         fixture.origin.behaviour.shortBodyBy = 1000
         let cache = try fixture.makeCache(policy: fastRetries)
         let (data, error) = await collectUntilFailure(cache.read(fixture.url))
         XCTAssertEqual(data, fixture.bytes(0..<Int64(data.count)), "what arrived is correct")
         if data.count < 800_000 {
-            // Spool notices a short body itself; libcurl may notice first and report a broken transfer.
+            // Spool notices a short body itself; the HTTP client may notice first and report a broken transfer.
             switch error as? SpoolError {
             case .truncatedBody?, .network?: break
             default: XCTFail("got \(String(describing: error))")
@@ -87,7 +95,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testChangedContentIsDetectedAndOldBytesDropped() async throws {
-        let fixture = try HTTPFixture(test: self, length: 1_000_000)
+        let fixture = try makeFixture(length: 1_000_000)
         let cache = try fixture.makeCache()
         _ = try await collect(cache.read(fixture.url, from: 0, length: 400_000))
         let oldTag = cache.entry(for: fixture.url)?.info.entityTag
@@ -103,7 +111,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testShrunkResourceGivesAClearError() async throws {
-        let fixture = try HTTPFixture(test: self, length: 1_000_000)
+        let fixture = try makeFixture(length: 1_000_000)
         let cache = try fixture.makeCache()
         _ = try await cache.contentInfo(for: fixture.url)
         fixture.origin.serve(.generated(length: 500_000, seed: 3), at: "/media/file.mp3", contentType: "audio/mpeg")
@@ -115,7 +123,7 @@ final class MisbehavingOriginTests: XCTestCase {
     }
 
     func testThrottledOriginStreamsBytesAsTheyArrive() async throws {
-        let fixture = try HTTPFixture(test: self, length: 600_000)
+        let fixture = try makeFixture(length: 600_000)
         fixture.origin.behaviour.throttleBytesPerSecond = 400_000
         let cache = try fixture.makeCache()
         let start = Date()
@@ -130,5 +138,43 @@ final class MisbehavingOriginTests: XCTestCase {
         // The throttle is per connection and two pieces run at once: at most 800 KB/s together.
         XCTAssertGreaterThan(duration, 0.6, "the throttle held")
         XCTAssertLessThan(firstChunkAfter ?? 99, duration / 3, "bytes are handed over as they arrive, not when a piece completes")
+    }
+}
+
+/// `MisbehavingOriginTests` over AsyncHTTPClient. Test discovery on Linux finds only the test methods a class
+/// declares itself, so each is repeated here.
+final class MisbehavingOriginOverAsyncHTTPClientTests: MisbehavingOriginTests {
+    override var transport: OriginTransport { .asyncHTTPClient }
+
+    override func testServerIgnoringRangesStillGivesCorrectBytes() async throws {
+        try await super.testServerIgnoringRangesStillGivesCorrectBytes()
+    }
+
+    override func testServerErrorIsReportedAndNothingIsCached() async throws {
+        try await super.testServerErrorIsReportedAndNothingIsCached()
+    }
+
+    override func testDroppedConnectionsResumeWhereTheyBroke() async throws {
+        try await super.testDroppedConnectionsResumeWhereTheyBroke()
+    }
+
+    override func testConnectionDroppedBeforeAnyByteFailsClearly() async throws {
+        try await super.testConnectionDroppedBeforeAnyByteFailsClearly()
+    }
+
+    override func testShortBodyNeverYieldsWrongBytes() async throws {
+        try await super.testShortBodyNeverYieldsWrongBytes()
+    }
+
+    override func testChangedContentIsDetectedAndOldBytesDropped() async throws {
+        try await super.testChangedContentIsDetectedAndOldBytesDropped()
+    }
+
+    override func testShrunkResourceGivesAClearError() async throws {
+        try await super.testShrunkResourceGivesAClearError()
+    }
+
+    override func testThrottledOriginStreamsBytesAsTheyArrive() async throws {
+        try await super.testThrottledOriginStreamsBytesAsTheyArrive()
     }
 }

@@ -1,0 +1,27 @@
+import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Sends one HTTP request and hands back the response as soon as its head has arrived: all that
+/// `HTTPOrigin` needs from an HTTP client. `HTTPOrigin` keeps the HTTP semantics (ranges, validators,
+/// redirects, where credentials may go); a transport only moves bytes, so a client other than URLSession
+/// (AsyncHTTPClient, in the `SpoolAsyncHTTPClient` library) can carry the same requests.
+///
+/// A transport should not follow redirects: it returns a 3xx response as it is, so that `HTTPOrigin`'s one
+/// policy applies whatever the client (bounded hops, the same range on every hop, credentials only to the
+/// resource's own host). One that follows them anyway must report the URL that finally answered.
+/// It must neither cache nor decompress: the origin asks for byte ranges of the stored representation.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns once the response head has arrived; the body follows in the response.
+    ///
+    /// `request.timeoutInterval` bounds the wait for the head and then for each next byte of the body,
+    /// not the whole transfer. Failures are `SpoolError.timedOut` when that wait runs out,
+    /// `SpoolError.network` when the server cannot be reached or the transfer breaks off, and
+    /// `CancellationError` when the calling task is cancelled before the head arrives.
+    ///
+    /// The engine reads a body only as fast as it stores it, and stops reading (ending the iteration or
+    /// dropping the stream) as soon as it has what it needs: the transfer must then stop promptly, and a
+    /// transport that can should hold back the network while the reader is slower than it.
+    func send(_ request: URLRequest) async throws -> HTTPTransportResponse
+}

@@ -16,6 +16,8 @@ final class ResourceLoader: Sendable {
         /// Counts state changes, so a reader never sleeps through one that happened before it waited.
         var changes: UInt64 = 0
         var unflushedBytes: Int64 = 0
+        /// When the last flush took its snapshot (system uptime: the cache's clock may be a test's).
+        var lastFlush: TimeInterval = -.infinity
         /// Whether bytes were written since the last sync; a record that only moves the last access needs none.
         var unsynced = false
         /// The last access the record on disk holds.
@@ -332,6 +334,9 @@ final class ResourceLoader: Sendable {
         }
     }
 
+    /// The shortest time between two flushes a download asks for.
+    private static let minimumFlushInterval: TimeInterval = 0.25
+
     /// Where background flushes run: one at a time for the whole process, off the cooperative thread pool,
     /// which blocking syncs would starve.
     private static let flushQueue = DispatchQueue(label: "Spool.ResourceLoader.flush", qos: .utility)
@@ -347,6 +352,7 @@ final class ResourceLoader: Sendable {
             guard let info = inner.state.info, inner.dirty else { return nil }
             inner.dirty = false
             inner.unflushedBytes = 0
+            inner.lastFlush = ProcessInfo.processInfo.systemUptime
             inner.savedLastAccess = inner.lastAccess
             let record = EntryRecord(
                 url: CacheKeyPolicy.displayURL(for: url), info: info, ranges: inner.state.stored,
@@ -595,7 +601,11 @@ extension ResourceLoader {
             inner.unflushedBytes += Int64(chunk.count)
             inner.dirty = true
             inner.unsynced = true
-            return .success((more, inner.unflushedBytes >= policy.indexInterval, damaged))
+            // A fast download would sync every few milliseconds: at most a few times a second is enough to
+            // keep what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
+            let flushDue = inner.unflushedBytes >= policy.indexInterval
+                && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= Self.minimumFlushInterval
+            return .success((more, flushDue, damaged))
         }
         switch outcome {
         case .failure(let error):

@@ -26,11 +26,7 @@ final class SentBytesTracker: ChannelOutboundHandler, RemovableChannelHandler {
         context.write(data, promise: done)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        failWaiters(ChannelError.ioOnClosedChannel)
-        context.fireChannelInactive()
-    }
-
+    /// Called when the channel closes (its handlers are removed then), so no waiter outlives the connection.
     func handlerRemoved(context: ChannelHandlerContext) {
         failWaiters(ChannelError.ioOnClosedChannel)
     }

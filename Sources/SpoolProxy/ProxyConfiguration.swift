@@ -13,18 +13,25 @@ public struct ProxyConfiguration: Sendable {
     /// Called once per answered request, on no particular thread. Records carry no request or origin
     /// headers and no credential query items.
     public var log: (@Sendable (ProxyLogRecord) -> Void)?
+    /// How long a client may take to hang up, once its socket has taken every byte of a "to the end"
+    /// response sent so far, before the cache asks the origin for the bytes after the cached ones. Players
+    /// abandon such requests; a longer grace spares the origin their unplayed bytes on a busier machine,
+    /// while a client that keeps reading waits that long once when its response runs out of cached bytes.
+    public var hangUpGrace: TimeInterval
 
-    /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log.
+    /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log, a 50 ms grace.
     public init(
         host: String = "127.0.0.1",
         port: Int = 0,
         allowedHosts: Set<String> = [],
-        log: (@Sendable (ProxyLogRecord) -> Void)? = nil
+        log: (@Sendable (ProxyLogRecord) -> Void)? = nil,
+        hangUpGrace: TimeInterval = 0.05
     ) {
         self.host = host
         self.port = port
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
         self.log = log
+        self.hangUpGrace = hangUpGrace
     }
 
     /// Whether requests may reach `host`.

@@ -40,11 +40,19 @@ public final class SpoolCache: Sendable {
 
     /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end. A `.prefetch` read
     /// starts no origin request while a `.playback` read of this cache waits for origin bytes.
+    ///
+    /// `consumer` is for a caller that passes the bytes on through buffers it cannot see into, such as a
+    /// socket, and so runs ahead of whoever takes them in the end. A read that has delivered bytes from disk
+    /// only awaits it once, before its first origin request; it returns when the bytes delivered so far have
+    /// been taken, or throws, ending the read with its error, when nobody will take more. Without it, a
+    /// player abandoning a read served from the cache would still make the origin send bytes it never plays.
     public func read(
-        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback
+        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
+        consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
         ByteStream(
-            acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate
+            acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate,
+            consumer: consumer
         ) { [weak self] loader in
             self?.release(loader) ?? loader.close()
         }

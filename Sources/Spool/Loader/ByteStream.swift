@@ -16,19 +16,22 @@ public struct ByteStream: AsyncSequence, Sendable {
     fileprivate let length: Int64?
     fileprivate let priority: ReadPriority
     fileprivate let gate: PlaybackGate
+    fileprivate let consumer: (@Sendable () async throws -> Void)?
     fileprivate let release: @Sendable (ResourceLoader) -> Void
 
     /// A stream that takes its loader with `acquire` when iteration starts and gives it back with `release`
     /// when the iteration ends, so a stream that is never iterated holds nothing.
     init(
         acquire: @escaping @Sendable () -> ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority,
-        gate: PlaybackGate, release: @escaping @Sendable (ResourceLoader) -> Void
+        gate: PlaybackGate, consumer: (@Sendable () async throws -> Void)? = nil,
+        release: @escaping @Sendable (ResourceLoader) -> Void
     ) {
         self.acquire = acquire
         self.offset = offset
         self.length = length
         self.priority = priority
         self.gate = gate
+        self.consumer = consumer
         self.release = release
     }
 
@@ -85,7 +88,10 @@ private final class ReadSession: @unchecked Sendable {
                 end = stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) } ?? info.length
                 reader = loader.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
             }
-            guard let chunk = try await loader.nextChunk(reader: reader!, position: position, priority: stream.priority, gate: stream.gate) else {
+            guard let chunk = try await loader.nextChunk(
+                reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
+                consumer: stream.consumer)
+            else {
                 finish()
                 return nil
             }

@@ -18,6 +18,9 @@ struct LoaderState {
         var generation: Int?
         /// Why a request it waited on failed.
         var failure: (any Error)?
+        /// Whether it may ask the origin for bytes without asking its consumer first: it waited for the
+        /// origin before delivering anything, or its consumer caught up when asked.
+        var mayFetch = false
     }
 
     /// What a reader does next.
@@ -110,7 +113,23 @@ struct LoaderState {
                 }
             }
         }
+        if readers[id]!.generation == nil { readers[id]!.mayFetch = true }
         return .wait(start: started)
+    }
+
+    /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
+    /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
+    /// an origin request.
+    func mustAskConsumer(reader id: Int, position: Int64) -> Bool {
+        guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
+        var trial = self
+        guard case .wait(let started) = trial.step(reader: id, position: position) else { return false }
+        return !started.isEmpty
+    }
+
+    /// Records that reader `id`'s consumer has caught up: its requests start without asking again.
+    mutating func consumerCaughtUp(reader id: Int) {
+        readers[id]?.mayFetch = true
     }
 
     /// Makes sure a request will deliver the byte at `offset` soon: joins a request about to reach it,

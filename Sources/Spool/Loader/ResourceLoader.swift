@@ -227,13 +227,22 @@ final class ResourceLoader: Sendable {
     }
 
     /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end. A
-    /// prefetch read starts no origin request while `gate` says a playback read waits.
-    func nextChunk(reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate) async throws -> Data? {
+    /// prefetch read starts no origin request while `gate` says a playback read waits. A reader that has
+    /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request.
+    func nextChunk(
+        reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
+        consumer: (@Sendable () async throws -> Void)? = nil
+    ) async throws -> Data? {
         while true {
             try Task.checkCancellation()
             if priority == .prefetch, !inner.withLock({ $0.state.stored.contains(position) }) {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
+            }
+            if let consumer, inner.withLock({ $0.state.mustAskConsumer(reader: id, position: position) }) {
+                try await consumer()
+                inner.withLock { $0.state.consumerCaughtUp(reader: id) }
+                continue
             }
             let (step, seen) = inner.withLock { inner -> (LoaderState.Step, UInt64) in
                 inner.readerPositions[id] = position

@@ -12,8 +12,9 @@ struct ProxyResponder: Sendable {
     typealias Writer = ProxyOutbound
 
     /// Sends the whole response. Throws when the connection must close: the client went away, or the body
-    /// broke off after its head was sent (the client then sees a short body, never wrong bytes).
-    func respond(to head: HTTPRequestHead, keepAlive: Bool, writer: Writer) async throws {
+    /// broke off after its head was sent (the client then sees a short body, never wrong bytes). `pace`
+    /// holds back the origin requests of a "to the end" body that ran ahead of the client.
+    func respond(to head: HTTPRequestHead, keepAlive: Bool, writer: Writer, pace: ClientPace? = nil) async throws {
         var record = ProxyLogRecord(
             method: head.method.rawValue, target: "(not a proxy path)", range: head.headers.first(name: "range"),
             status: 0, bodyBytes: 0, failure: nil)
@@ -30,7 +31,7 @@ struct ProxyResponder: Sendable {
             let origin = try originURL(of: head)
             record.target = CacheKeyPolicy.displayURL(for: origin)
             try await stream(
-                Resource(url: origin), for: head, isHead: isHead, keepAlive: keepAlive, writer: writer,
+                Resource(url: origin), for: head, isHead: isHead, keepAlive: keepAlive, writer: writer, pace: pace,
                 record: &record)
         } catch let failure as FailureResponse {
             record.status = failure.status
@@ -66,7 +67,7 @@ struct ProxyResponder: Sendable {
 
     private func stream(
         _ resource: Resource, for head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer,
-        record: inout ProxyLogRecord
+        pace: ClientPace?, record: inout ProxyLogRecord
     ) async throws {
         let info: ContentInfo
         do {
@@ -88,7 +89,7 @@ struct ProxyResponder: Sendable {
         var firstReader: ByteStream.Iterator?
         var firstChunk: Data?
         if !isHead, let first = ranges.first {
-            var iterator = cache.read(resource, from: first.lowerBound, length: first.count64).makeAsyncIterator()
+            var iterator = read(resource, first, length: info.length, pace: pace).makeAsyncIterator()
             do {
                 firstChunk = try await iterator.next()
             } catch {
@@ -123,7 +124,7 @@ struct ProxyResponder: Sendable {
                 if let firstChunk { record.bodyBytes += try await write(firstChunk, to: writer) }
                 while let chunk = try await iterator.next() { record.bodyBytes += try await write(chunk, to: writer) }
             } else {
-                for try await chunk in cache.read(resource, from: range.lowerBound, length: range.count64) {
+                for try await chunk in read(resource, range, length: info.length, pace: pace) {
                     record.bodyBytes += try await write(chunk, to: writer)
                 }
             }
@@ -132,6 +133,15 @@ struct ProxyResponder: Sendable {
         }
         if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }
         try await writer.write(.end(nil))
+    }
+
+    /// The bytes of `range`. A range that runs to the end of the resource is what a player asks for and then
+    /// abandons, so its origin requests wait for the client to keep up (see `ClientPace`); a bounded range
+    /// is wanted whole.
+    private func read(_ resource: Resource, _ range: Range<Int64>, length: Int64, pace: ClientPace?) -> ByteStream {
+        var consumer: (@Sendable () async throws -> Void)?
+        if let pace, range.upperBound == length { consumer = { try await pace.caughtUp() } }
+        return cache.read(resource, from: range.lowerBound, length: range.count64, consumer: consumer)
     }
 
     private func write(_ chunk: Data, to writer: Writer) async throws -> Int64 {

@@ -8,11 +8,17 @@ import NIOPosix
 final class ProxyServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
+    /// An accepted connection and what its responses wait on before fetching ahead of the client.
+    struct Accepted: Sendable {
+        let connection: Connection
+        let pace: ClientPace
+    }
+
     /// A connection that neither reads nor writes for this long is closed, so stalled clients give their
     /// resources back. A client that is still reading a paused stream has its socket full, not idle.
     static let idleTimeout = TimeAmount.seconds(120)
 
-    private let listener: NIOAsyncChannel<Connection, Never>
+    private let listener: NIOAsyncChannel<Accepted, Never>
     private let responder: ProxyResponder
     private let connections = NIOLockedValueBox(ConnectionRegistry())
     private let acceptLoop = NIOLockedValueBox<Task<Void, Never>?>(nil)
@@ -20,7 +26,7 @@ final class ProxyServer: Sendable {
     /// The port the socket is bound to.
     let port: Int
 
-    private init(listener: NIOAsyncChannel<Connection, Never>, responder: ProxyResponder) {
+    private init(listener: NIOAsyncChannel<Accepted, Never>, responder: ProxyResponder) {
         self.listener = listener
         self.responder = responder
         port = listener.channel.localAddress?.port ?? 0
@@ -34,15 +40,22 @@ final class ProxyServer: Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // First, so it sits next to the socket and counts the encoded bytes.
+                    let tracker = SentBytesTracker()
+                    try channel.pipeline.syncOperations.addHandler(tracker)
                     // The protocol error handler answers malformed requests with 400 and closes.
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandlers([
                         IdleStateHandler(allTimeout: idleTimeout), IdleConnectionCloser(),
                     ])
-                    return try Connection(
+                    let connection = try Connection(
                         wrappingChannelSynchronously: channel,
                         configuration: .init(isOutboundHalfClosureEnabled: true))
+                    let pace = ClientPace(
+                        channel: channel, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop),
+                        grace: .nanoseconds(Int64(max(0, responder.configuration.hangUpGrace) * 1e9)))
+                    return Accepted(connection: connection, pace: pace)
                 }
             }
         let server = ProxyServer(listener: listener, responder: responder)
@@ -66,13 +79,13 @@ final class ProxyServer: Sendable {
     private func accept() async {
         do {
             try await listener.executeThenClose { inbound in
-                for try await connection in inbound {
+                for try await accepted in inbound {
                     // Created and registered under the lock, so a task that ends at once still finds its entry.
                     connections.withLockedValue { registry in
-                        guard !registry.isStopping else { return connection.channel.close(promise: nil) }
+                        guard !registry.isStopping else { return accepted.connection.channel.close(promise: nil) }
                         let id = registry.nextID()
                         registry.tasks[id] = Task { [responder] in
-                            await Self.serve(connection, with: responder)
+                            await Self.serve(accepted.connection, pace: accepted.pace, with: responder)
                             self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
                         }
                     }
@@ -83,7 +96,7 @@ final class ProxyServer: Sendable {
         }
     }
 
-    private static func serve(_ connection: Connection, with responder: ProxyResponder) async {
+    private static func serve(_ connection: Connection, pace: ClientPace, with responder: ProxyResponder) async {
         let channel = connection.channel
         await withTaskCancellationHandler {
             do {
@@ -93,7 +106,8 @@ final class ProxyServer: Sendable {
                         guard case .head(let head) = part else { continue }
                         let keepAlive = head.isKeepAlive && !Task.isCancelled
                         try await responder.respond(
-                            to: head, keepAlive: keepAlive, writer: ProxyOutbound(writer: outbound, eventLoop: channel.eventLoop))
+                            to: head, keepAlive: keepAlive,
+                            writer: ProxyOutbound(writer: outbound, eventLoop: channel.eventLoop), pace: pace)
                         if !keepAlive { break }
                     }
                     // Half-close after the last response has been flushed, then wait for the client to close.

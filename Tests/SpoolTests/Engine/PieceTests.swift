@@ -22,6 +22,25 @@ final class PieceTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(cache.entry(for: fixture.url)?.cachedBytes ?? 0, Int64(taken))
     }
 
+    func testReadAbandonedBeforeItsProbationEndsCostsAtMostTwoSmallPieces() async throws {
+        let fixture = try HTTPFixture(test: self, length: 8 * 1024 * 1024)
+        let cache = try fixture.makeCache()
+        var taken = 0
+        for try await chunk in cache.read(fixture.url) {
+            taken += chunk.count
+            if taken >= 900_000 { break }
+        }
+        await cache.close()
+        let policy = FetchPolicy()
+        XCTAssertLessThan(Int64(taken), policy.probation)
+        // Pieces of 6 % of the ~900 KB consumed would be over 50 KB each.
+        let spans = fixture.origin.requests.compactMap(\.range).map(Self.span)
+        XCTAssertTrue(spans.allSatisfy { $0 <= policy.initialPieceSize }, "only small pieces: \(spans)")
+        XCTAssertLessThanOrEqual(
+            fixture.origin.bodyBytesSent, Int64(taken) + 2 * policy.initialPieceSize,
+            "what a young read abandoned costs beyond what it took")
+    }
+
     func testLinearReadUsesGrowingBoundedPiecesRequestedAhead() async throws {
         let length: Int64 = 30 * 1024 * 1024
         let fixture = try HTTPFixture(test: self, length: length)
@@ -41,10 +60,17 @@ final class PieceTests: XCTestCase {
         XCTAssertEqual(spans.first?.count, Int(policy.initialPieceSize))
         XCTAssertEqual(ByteRangeSet(spans).ranges, [0..<length], "the pieces tile the file")
         XCTAssertEqual(spans.reduce(0) { $0 + Int64($1.count) }, length, "no byte is requested twice")
-        // Pieces are 6 % of what was consumed: ~100 requests for 30 MiB, later pieces over a megabyte.
-        XCTAssertLessThanOrEqual(spans.count, 120, "pieces grow with the read, so a long read needs few requests")
+        // 16 KiB pieces for the first MiB (64 requests), then 6 % of what was consumed: ~125 requests for
+        // 30 MiB, later pieces over a megabyte.
+        XCTAssertLessThanOrEqual(spans.count, 135, "pieces grow with the read, so a long read needs few requests")
         XCTAssertGreaterThan(spans.map(\.count).max() ?? 0, 1024 * 1024, "late pieces are large")
         XCTAssertEqual(fixture.origin.bodyBytesSent, length)
+    }
+
+    /// The length of `bytes=A-B`.
+    private static func span(_ range: String) -> Int64 {
+        let bounds = range.dropFirst("bytes=".count).split(separator: "-").compactMap { Int64($0) }
+        return bounds.count == 2 ? bounds[1] - bounds[0] + 1 : .max
     }
 
     func testNextPieceIsRequestedBeforeTheCurrentOneEnds() async throws {

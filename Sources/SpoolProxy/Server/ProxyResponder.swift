@@ -102,11 +102,18 @@ struct ProxyResponder: Sendable {
         if let state { fields.append(HeaderField("X-Spool-Cache", state)) }
         fields += connectionFields(head: head, keepAlive: keepAlive)
         record.status = plan.status
-        try await writer.write(.head(responseHead(head, status: plan.status, fields: fields)))
-        guard !isHead else {
-            try await writer.write(.end(nil))
+        let responseHead = responseHead(head, status: plan.status, fields: fields)
+        if isHead {
+            try await writer.write(contentsOf: [.head(responseHead), .end(nil)])
             return
         }
+        if let chunk = firstChunk, ranges.count == 1, plan.contentLength == Int64(chunk.count) {
+            // The whole body came in the first chunk (most small ranges): head, body and end in one write.
+            try await writer.write(contentsOf: [.head(responseHead), .body(.byteBuffer(ByteBuffer(bytes: chunk))), .end(nil)])
+            record.bodyBytes = Int64(chunk.count)
+            return
+        }
+        try await writer.write(.head(responseHead))
 
         let partHeaders: [String]
         let closing: String?

@@ -393,7 +393,9 @@ final class ResourceLoader: Sendable {
         }
         // A new version may have replaced this one meanwhile; its empty record must stay.
         guard inner.withLock({ $0.state.info == record.info }) else { return }
-        try? store.save(record, key: key)
+        // Only a record that claims newly written bytes needs to survive a crash; one that moves the last
+        // access or names the version may be lost, the record before it claims nothing untrue.
+        try? store.save(record, key: key, durable: syncing != nil)
         let stamp = store.recordStamp(key: key)
         inner.withLock { $0.recordStamp = stamp }
     }

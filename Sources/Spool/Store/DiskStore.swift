@@ -97,13 +97,27 @@ final class DiskStore: Sendable {
     }
 
     /// Replaces the record of `key` atomically.
-    func save(_ record: EntryRecord, key: String) throws {
+    func save(_ record: EntryRecord, key: String, durable: Bool = true) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.outputFormatting = .sortedKeys
         do {
             let data = try encoder.encode(record)
-            try data.write(to: recordURL(key), options: .atomic)
+            if durable {
+                try data.write(to: recordURL(key), options: .atomic)
+            } else {
+                // Still replaced whole (write, then rename), but not synced: after a crash the old record,
+                // or none, stands in for it, and either claims no byte that is not on disk.
+                let temporary = indexDirectory.appendingPathComponent(".\(key).\(UUID().uuidString).tmp")
+                try data.write(to: temporary)
+                guard rename(temporary.path, recordURL(key).path) == 0 else {
+                    let reason = EntryFile.errnoText()
+                    try? FileManager.default.removeItem(at: temporary)
+                    throw SpoolError.storage(reason)
+                }
+            }
+        } catch let error as SpoolError {
+            throw SpoolError.storage("cannot write index record: \(error.description)")
         } catch {
             throw SpoolError.storage("cannot write index record: \(error.localizedDescription)")
         }

@@ -32,9 +32,7 @@ struct BenchRun: AsyncParsableCommand {
 
     @Option(
         parsing: .upToNextOption,
-        help: ArgumentHelp(
-            "Run only these scenarios (\(BenchScenario.allCases.map(\.rawValue).joined(separator: ", "))).",
-            valueName: "scenario"))
+        help: ArgumentHelp("Run only these scenarios.", valueName: "scenario"))
     var only: [BenchScenario] = []
 
     func validate() throws {

@@ -5,14 +5,16 @@ import Darwin
 #endif
 import Foundation
 
-/// Thin wrappers over the BSD socket calls the origin needs, hiding Glibc/Darwin differences.
-enum POSIXSocket {
+/// Thin wrappers over the BSD socket calls the origin and raw-socket clients need, hiding Glibc/Darwin
+/// differences.
+public enum POSIXSocket {
     /// A failed system call, with `errno` kept for the message.
-    struct Failure: Error, CustomStringConvertible {
+    public struct Failure: Error, CustomStringConvertible {
         let operation: String
         let code: Int32
 
-        var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
+        /// The call, the error's text and its number.
+        public var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
     }
 
     #if canImport(Glibc)
@@ -39,7 +41,7 @@ enum POSIXSocket {
     }
 
     /// Opens a listening socket on 127.0.0.1; port 0 lets the kernel choose a free one.
-    static func listenOnLoopback(port: UInt16 = 0, backlog: Int32 = 128) throws -> (fd: Int32, port: Int) {
+    public static func listenOnLoopback(port: UInt16 = 0, backlog: Int32 = 128) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw Failure(operation: "socket", code: errno) }
         var reuse: Int32 = 1
@@ -99,7 +101,7 @@ enum POSIXSocket {
     }
 
     /// Writes all of `data`; returns how many bytes the kernel accepted before any error.
-    static func sendAll(_ fd: Int32, _ data: Data) -> Int {
+    public static func sendAll(_ fd: Int32, _ data: Data) -> Int {
         data.withUnsafeBytes { raw -> Int in
             guard let base = raw.baseAddress else { return 0 }
             var written = 0
@@ -142,17 +144,36 @@ enum POSIXSocket {
         _ = close(fd)
     }
 
-    /// True when something accepts TCP connections on 127.0.0.1:`port`.
-    static func canConnect(port: Int) -> Bool {
+    /// A blocking TCP connection to 127.0.0.1:`port` whose reads and writes fail after `timeoutSeconds`
+    /// without progress; the caller closes it.
+    public static func connectToLoopback(port: Int, timeoutSeconds: Int) throws -> Int32 {
         let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard fd >= 0 else { throw Failure(operation: "socket", code: errno) }
+        var wait = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = loopbackAddress(port: UInt16(port))
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        return result == 0
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure(operation: "connect to port \(port)", code: code)
+        }
+        return fd
+    }
+
+    /// True when something accepts TCP connections on 127.0.0.1:`port`.
+    static func canConnect(port: Int) -> Bool {
+        guard let fd = try? connectToLoopback(port: port, timeoutSeconds: 5) else { return false }
+        close(fd)
+        return true
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,10 +13,8 @@ enum CancellingReader {
     }
 
     private static func readBlocking(port: Int, target: String, range: String, played: Int) throws -> (status: Int, body: Data) {
-        let socket = try RawHTTP.connectedSocket(port: port)
+        let socket = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: 30)
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nRange: \(range)\r\n\r\n".utf8)
         guard send(socket, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else {
             throw SocketFailure(description: "send failed")

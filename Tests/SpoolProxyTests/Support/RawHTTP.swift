@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,10 +13,8 @@ enum RawHTTP {
     }
 
     private static func exchangeBlocking(port: Int, _ request: String) throws -> String {
-        let socket = try connectedSocket(port: port)
+        let socket = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: 10)
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(request.utf8)
         guard send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
             throw SocketFailure(description: "send failed")
@@ -28,30 +27,6 @@ enum RawHTTP {
             received += buffer[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
-    }
-
-    static func connectedSocket(port: Int) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw SocketFailure(description: "socket() failed") }
-        var address = loopback(port: port)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            close(socket)
-            throw SocketFailure(description: "connect to port \(port) failed")
-        }
-        return socket
-    }
-
-    static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }
 
@@ -66,16 +41,7 @@ final class SilentListener: Sendable {
     private let socket: Int32
 
     init() throws {
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = RawHTTP.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, 16) == 0 else { throw SocketFailure(description: "cannot listen") }
-        socket = descriptor
-        port = Self.port(of: descriptor)
+        (socket, port) = try POSIXSocket.listenOnLoopback(backlog: 16)
     }
 
     func close() {
@@ -84,23 +50,8 @@ final class SilentListener: Sendable {
 
     /// A loopback port nothing listens on: bound, read and released.
     static func unusedPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(socket) }
-        var address = RawHTTP.loopback(port: 0)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return port(of: socket)
-    }
-
-    private static func port(of socket: Int32) -> Int {
-        var address = sockaddr_in()
-        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &size) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (socket, port) = try POSIXSocket.listenOnLoopback()
+        Glibc.close(socket)
+        return port
     }
 }

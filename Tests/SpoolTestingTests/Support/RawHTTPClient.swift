@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import SpoolTesting
 import XCTest
 
 /// A parsed response as it appeared on the wire, header names kept exactly as sent.
@@ -26,44 +27,13 @@ final class RawHTTPClient {
     let fd: Int32
 
     init(port: Int, receiveTimeout: Int = 5) throws {
-        #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw POSIXError(.ECONNREFUSED)
-        }
+        fd = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: receiveTimeout)
     }
 
     deinit { close(fd) }
 
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let result = bytes[sent...].withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
-                #else
-                Darwin.send(fd, raw.baseAddress, raw.count, 0)
-                #endif
-            }
-            guard result > 0 else { return }
-            sent += result
-        }
+        _ = POSIXSocket.sendAll(fd, Data(text.utf8))
     }
 
     /// Reads until the peer closes (or the receive timeout passes).

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import SpoolTesting
 
 /// A minimal blocking HTTP/1.1 client that reads the way a player does: it asks for a range (usually
 /// `bytes=N-`, to the end), takes the first `limit` bytes of the body and hangs up, leaving the rest
@@ -76,43 +77,16 @@ struct RangeReader: Sendable {
     }
 
     private func connectLoopback() throws -> Int32 {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw failure("socket: \(String(cString: strerror(errno)))") }
-        var wait = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        do {
+            return try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: timeout)
+        } catch {
+            throw failure("\(error)")
         }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw failure("connect to port \(port): \(reason)")
-        }
-        return fd
     }
 
     private func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            #if canImport(Glibc)
-            let flags = Int32(MSG_NOSIGNAL)
-            #else
-            let flags: Int32 = 0
-            #endif
-            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, flags) }
-            guard count > 0 else { throw failure("send: \(String(cString: strerror(errno)))") }
-            sent += count
+        guard POSIXSocket.sendAll(fd, Data(bytes)) == bytes.count else {
+            throw failure("send: \(String(cString: strerror(errno)))")
         }
     }
 

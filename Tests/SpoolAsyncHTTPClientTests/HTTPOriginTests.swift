@@ -226,6 +226,37 @@ class HTTPOriginTests: XCTestCase {
         }
     }
 
+    /// A fetch whose reader went away can be cancelled before its request has started: the read must end at
+    /// once, without a request (FoundationNetworking never completes a task cancelled before `resume()`, and
+    /// such a read used to wait forever, and with it every `SpoolCache.close()`).
+    func testAReadCancelledBeforeItStartsEndsAtOnceWithoutARequest() async throws {
+        let fixture = try makeFixture(length: 1000)
+        let origin = fixture.makeHTTPOrigin()
+        let url = fixture.url
+        for _ in 0..<20 {
+            let outcome = Locked<Result<Void, any Error>?>(nil)
+            Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                do {
+                    _ = try await origin.read(OriginReadRequest(url: url, range: 0..<1000))
+                    outcome.withLock { $0 = .success(()) }
+                } catch {
+                    outcome.withLock { $0 = .failure(error) }
+                }
+            }
+            let ended = await eventually(timeout: 5) { outcome.withLock { $0 != nil } }
+            guard ended else {
+                return XCTFail("a read cancelled before it started is still waiting after 5 s")
+            }
+            guard case .failure(let error) = outcome.withLock({ $0 })! else {
+                XCTFail("a cancelled read must not succeed")
+                return
+            }
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+        XCTAssertEqual(fixture.origin.requestCount, 0, "no request goes out for a read cancelled before it started")
+    }
+
     func testDroppingABodyClosesItsConnection() async throws {
         let length: Int64 = 64 << 20
         let fixture = try makeFixture(length: length)
@@ -306,6 +337,10 @@ final class HTTPOriginOverAsyncHTTPClientTests: HTTPOriginTests {
 
     override func testCancellingTheCallerBeforeTheHeadThrowsCancellationError() async throws {
         try await super.testCancellingTheCallerBeforeTheHeadThrowsCancellationError()
+    }
+
+    override func testAReadCancelledBeforeItStartsEndsAtOnceWithoutARequest() async throws {
+        try await super.testAReadCancelledBeforeItStartsEndsAtOnceWithoutARequest()
     }
 
     override func testDroppingABodyClosesItsConnection() async throws {

@@ -55,14 +55,28 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         let task = session.dataTask(with: request)
         let transfer = Transfer(body: continuation)
         continuation.onTermination = { @Sendable _ in task.cancel() }
+        // A task cancelled before `resume()` never reports its completion in FoundationNetworking, so the
+        // head would be waited for forever: starting and cancelling happen under one lock, and a
+        // cancellation that comes first means the task is never started.
+        let cancelled = LockedBox(false)
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPURLResponse, any Error>) in
                 transfer.head = head
                 transfers.withLock { $0[task.taskIdentifier] = transfer }
-                task.resume()
+                let started = cancelled.withLock { cancelled -> Bool in
+                    if !cancelled { task.resume() }
+                    return !cancelled
+                }
+                guard !started else { return }
+                transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                transfer.head = nil
+                head.resume(throwing: CancellationError())
             }
         } onCancel: {
-            task.cancel()
+            cancelled.withLock { cancelled in
+                cancelled = true
+                task.cancel()
+            }
         }
         return (response, stream)
     }

@@ -101,25 +101,23 @@ final class DiskStore: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.outputFormatting = .sortedKeys
+        // Replaced whole (write, then rename). Synced first only when `durable`: a record that claims no
+        // newly written bytes may be lost in a crash, since the record before it claims nothing untrue.
+        let temporary = indexDirectory.appendingPathComponent(".\(key).\(UUID().uuidString).tmp")
         do {
-            let data = try encoder.encode(record)
+            try encoder.encode(record).write(to: temporary)
             if durable {
-                try data.write(to: recordURL(key), options: .atomic)
-            } else {
-                // Still replaced whole (write, then rename), but not synced: after a crash the old record,
-                // or none, stands in for it, and either claims no byte that is not on disk.
-                let temporary = indexDirectory.appendingPathComponent(".\(key).\(UUID().uuidString).tmp")
-                try data.write(to: temporary)
-                guard rename(temporary.path, recordURL(key).path) == 0 else {
-                    let reason = EntryFile.errnoText()
-                    try? FileManager.default.removeItem(at: temporary)
-                    throw SpoolError.storage(reason)
-                }
+                let handle = try FileHandle(forWritingTo: temporary)
+                defer { try? handle.close() }
+                try handle.synchronize()
             }
-        } catch let error as SpoolError {
-            throw SpoolError.storage("cannot write index record: \(error.description)")
+            guard rename(temporary.path, recordURL(key).path) == 0 else {
+                throw SpoolError.storage("rename: \(EntryFile.errnoText())")
+            }
         } catch {
-            throw SpoolError.storage("cannot write index record: \(error.localizedDescription)")
+            try? FileManager.default.removeItem(at: temporary)
+            let reason = (error as? SpoolError)?.description ?? error.localizedDescription
+            throw SpoolError.storage("cannot write index record: \(reason)")
         }
     }
 

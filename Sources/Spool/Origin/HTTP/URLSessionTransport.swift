@@ -20,6 +20,11 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         }
     }
 
+    /// Whether a task was started or its caller cancelled first.
+    private enum Launch {
+        case waiting, started, cancelled
+    }
+
     private let transfers = LockedBox<[Int: Transfer]>([:])
     private let delegateQueue: OperationQueue
     // Set once in `init`, after `super.init()`: the session needs `self` as its delegate.
@@ -55,27 +60,27 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         let task = session.dataTask(with: request)
         let transfer = Transfer(body: continuation)
         continuation.onTermination = { @Sendable _ in task.cancel() }
-        // A task cancelled before `resume()` never reports its completion in FoundationNetworking, so the
-        // head would be waited for forever: starting and cancelling happen under one lock, and a
-        // cancellation that comes first means the task is never started.
-        let cancelled = LockedBox(false)
+        // A task cancelled before `resume()` does not reliably report its completion in FoundationNetworking,
+        // so the head could be waited for forever: starting and cancelling happen under one lock, and a
+        // cancellation that comes first means the task is never registered nor started.
+        let launch = LockedBox(Launch.waiting)
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPURLResponse, any Error>) in
-                transfer.head = head
-                transfers.withLock { $0[task.taskIdentifier] = transfer }
-                let started = cancelled.withLock { cancelled -> Bool in
-                    if !cancelled { task.resume() }
-                    return !cancelled
+                let started = launch.withLock { launch -> Bool in
+                    guard launch == .waiting else { return false }
+                    transfer.head = head
+                    transfers.withLock { $0[task.taskIdentifier] = transfer }
+                    task.resume()
+                    launch = .started
+                    return true
                 }
-                guard !started else { return }
-                transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-                transfer.head = nil
-                head.resume(throwing: CancellationError())
+                if !started { head.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            cancelled.withLock { cancelled in
-                cancelled = true
-                task.cancel()
+            launch.withLock { launch in
+                // A started task reports its cancellation through the delegate, which ends the wait.
+                if launch == .started { task.cancel() }
+                launch = .cancelled
             }
         }
         return (response, stream)

@@ -33,8 +33,9 @@ let package = Package(
                 .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
             ]
         ),
-        // Linux only in use: the AVFoundation surface the adapter needs, and a player simulator driving it
-        // the way AVPlayer does.
+        // Linux only (every file is inside `#if os(Linux)`, so the module is empty elsewhere): the AVFoundation
+        // surface the adapter needs, declared as Apple's SDKs declare it, and a player simulator driving it the
+        // way AVPlayer does, with the recorded AVPlayer traces.
         .target(name: "AVFoundationStandIn"),
         // The local caching proxy: any player (ffmpeg, VLC, a browser, AVPlayer with HLS) plays through the
         // engine over HTTP on loopback. SwiftNIO stays here, out of the core.

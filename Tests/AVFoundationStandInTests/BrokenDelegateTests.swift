@@ -1,3 +1,4 @@
+#if os(Linux)
 import AVFoundationStandIn
 import XCTest
 
@@ -74,3 +75,4 @@ final class BrokenDelegateTests: XCTestCase {
         XCTAssertNil(asset.resourceLoader.delegate, "the loader holds its delegate weakly")
     }
 }
+#endif

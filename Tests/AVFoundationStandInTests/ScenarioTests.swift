@@ -1,3 +1,4 @@
+#if os(Linux)
 import AVFoundationStandIn
 import XCTest
 
@@ -41,6 +42,7 @@ final class ScenarioTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(report.bytesPlayed, 10_000)
     }
 
+    @MainActor
     func testQueueOfThreeItemsPrebuffersTheNextAndNeverCancelsOnAdvance() async {
         let playbacks = (0..<3).map { Playback(length: 600_000 + Int64($0) * 1000, name: "item\($0).mp4") }
         let queue = QueueSimulation(items: playbacks.map {
@@ -79,3 +81,4 @@ final class NotificationCounter: @unchecked Sendable {
 
     private func increment() { lock.withLock { value += 1 } }
 }
+#endif

@@ -1,29 +1,15 @@
+#if os(Linux)
 import AVFoundationStandIn
 import XCTest
 
 /// Every recorded AVPlayer trace replays cleanly against a correct delegate.
 final class TraceTests: XCTestCase {
-    /// `shared/avplayer-traces/traces.jsonl`: the `shared` folder beside the package root
-    /// (this file is `<root>/Tests/AVFoundationStandInTests/TraceTests.swift`).
-    private static let tracesURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/avplayer-traces/traces.jsonl")
-
-    private struct MissingTraces: Error, CustomStringConvertible {
-        var description: String { "missing \(TraceTests.tracesURL.path): the shared traces must sit beside the package root" }
-    }
-
-    private func tracesURL() throws -> URL {
-        guard FileManager.default.fileExists(atPath: Self.tracesURL.path) else { throw MissingTraces() }
-        return Self.tracesURL
-    }
-
-    func testTracesFileIsPresent() {
-        XCTAssertNoThrow(try tracesURL())
+    func testRecordedTracesShipWithThePackage() throws {
+        XCTAssertEqual(try AVPlayerTrace.recorded().count, 9)
     }
 
     func testEveryTraceReplaysCleanly() async throws {
-        let traces = try AVPlayerTrace.load(contentsOf: tracesURL())
+        let traces = try AVPlayerTrace.recorded()
         XCTAssertGreaterThanOrEqual(traces.count, 9)
         for trace in traces {
             let playback = Playback(length: trace.resourceLength, name: trace.id)
@@ -35,7 +21,7 @@ final class TraceTests: XCTestCase {
     }
 
     func testTraceFieldsAndDefaults() throws {
-        let traces = try AVPlayerTrace.load(contentsOf: tracesURL())
+        let traces = try AVPlayerTrace.recorded()
         let unknownSize = try XCTUnwrap(traces.first { $0.id == "dvassetloaderdelegate-issue11-ios13" })
         XCTAssertNil(unknownSize.fileSize)
         XCTAssertEqual(unknownSize.resourceLength, 8 * 1024 * 1024)
@@ -61,3 +47,4 @@ final class TraceTests: XCTestCase {
         }
     }
 }
+#endif

@@ -1,8 +1,6 @@
-#if canImport(AVFoundation)
-import AVFoundation
-#else
+// Driven by the AVFoundation stand-in's player simulator, which exists on Linux only.
+#if os(Linux)
 import AVFoundationStandIn
-#endif
 import Foundation
 import Spool
 import SpoolAVFoundation
@@ -51,3 +49,4 @@ final class AdapterFixture: @unchecked Sendable {
         return report
     }
 }
+#endif

@@ -1,12 +1,5 @@
-#if canImport(AVFoundation)
-import AVFoundation
-#else
-import AVFoundationStandIn
-#endif
 import Foundation
-import Spool
 import SpoolAVFoundation
-import SpoolTesting
 import XCTest
 
 final class SpoolURLSchemeTests: XCTestCase {
@@ -59,53 +52,5 @@ final class UniformTypeMappingTests: XCTestCase {
         XCTAssertEqual(UniformTypeMapping.uniformType(mimeType: "application/octet-stream", url: mp3), "public.mp3")
         XCTAssertEqual(UniformTypeMapping.uniformType(mimeType: nil, url: URL(string: "https://e.com/v.mov")!), "com.apple.quicktime-movie")
         XCTAssertNil(UniformTypeMapping.uniformType(mimeType: "application/octet-stream", url: url))
-    }
-}
-
-final class AdapterBehaviourTests: XCTestCase {
-    func testRequestCarryingInformationAndDataAndOverlappingRequests() async throws {
-        let fixture = try AdapterFixture(test: self)
-        let length: Int64 = 2_000_000
-        let url = fixture.serve("/x/track.mp3", length: length, seed: 21, type: "audio/mpeg")
-        let script = PlayerScript(requests: [
-            ScriptedRequest(info: true, data: true, offset: 0, length: 2),
-            ScriptedRequest(offset: 0, length: nil, cancelAfter: 100_000),
-            ScriptedRequest(offset: 1_500_000, length: 300_000, openWith: [1]),
-            ScriptedRequest(offset: 1_600_000, length: nil, openWith: [1, 2]),
-            ScriptedRequest(offset: 50_000, length: 10_000, openWith: [3]),
-        ], toEndReadLimit: nil)
-        let report = await fixture.play(url, length: length, seed: 21, script: script, expectedType: "public.mp3")
-        XCTAssertTrue(report.passed, "\(report.failures)")
-    }
-
-    func testOriginFailureFinishesWithAnURLError() async throws {
-        let fixture = try AdapterFixture(test: self)
-        let url = fixture.origin.url(for: "/missing.mp3")
-        let report = await fixture.play(url, length: 1000, seed: 1, script: .linearPlay(length: 1000))
-        XCTAssertFalse(report.passed)
-        XCTAssertTrue(report.failures.contains { $0.contains("NSURLErrorDomain") }, "\(report.failures)")
-    }
-
-    func testQueueCancellerStopsLoadingOfAnItemThatLeaves() async throws {
-        let fixture = try AdapterFixture(test: self)
-        let length: Int64 = 20_000_000
-        let url = fixture.serve("/q/long.mp3", length: length, seed: 22, type: "audio/mpeg")
-        fixture.origin.behaviour.throttleBytesPerSecond = 2_000_000
-        let asset = SpoolAsset(url: url, cache: fixture.cache)
-        let item = AVPlayerItem(asset: asset)
-        let player = AVQueuePlayer(items: [item, AVPlayerItem(url: URL(string: "https://example.com/next.mp3")!)])
-        let canceller = QueueLoadingCanceller(player: player)
-        let simulator = PlayerSimulator(
-            asset: asset, expectedBytes: { TestContent.generatedBytes(seed: 22, range: $0) }, resourceLength: length)
-        let playing = Task { await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil)], toEndReadLimit: nil), timeout: 30) }
-        try await Task.sleep(for: .milliseconds(400))
-        canceller.remove(item)
-        _ = await playing.value
-        try await Task.sleep(for: .milliseconds(200))
-        let sentAfterRemoval = fixture.origin.bodyBytesSent
-        try await Task.sleep(for: .milliseconds(400))
-        XCTAssertEqual(fixture.origin.bodyBytesSent, sentAfterRemoval, "no traffic once the item left the queue")
-        XCTAssertLessThan(sentAfterRemoval, 3_000_000)
-        XCTAssertFalse(player.items().contains { $0 === item })
     }
 }

@@ -1,8 +1,6 @@
-#if canImport(AVFoundation)
-import AVFoundation
-#else
+// Driven by the AVFoundation stand-in's player simulator, which exists on Linux only.
+#if os(Linux)
 import AVFoundationStandIn
-#endif
 import Foundation
 import Spool
 import SpoolAVFoundation
@@ -112,10 +110,7 @@ final class PlaybackScenarioTests: XCTestCase {
     }
 
     func testEveryRecordedTraceReplaysThroughTheAdapter() async throws {
-        let tracesURL = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/avplayer-traces/traces.jsonl")
-        let traces = try AVPlayerTrace.load(contentsOf: tracesURL)
+        let traces = try AVPlayerTrace.recorded()
         XCTAssertFalse(traces.isEmpty)
         let fixture = try AdapterFixture(test: self)
         for (index, trace) in traces.enumerated() {
@@ -128,3 +123,4 @@ final class PlaybackScenarioTests: XCTestCase {
         }
     }
 }
+#endif

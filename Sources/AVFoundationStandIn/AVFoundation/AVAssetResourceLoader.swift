@@ -1,7 +1,12 @@
+#if os(Linux)
 import Foundation
 
 /// Stand-in for AVFoundation's `AVAssetResourceLoader`: holds the delegate (weakly) and its queue, and
-/// keeps track of the requests it has handed out so `AVAsset.cancelLoading()` can cancel them.
+/// keeps track of the requests it has handed out.
+///
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not main-actor isolated, not
+/// Sendable, `API_UNAVAILABLE(watchos)`; `delegate` is `weak, nullable`, `delegateQueue` nullable.
+@available(watchOS, unavailable)
 open class AVAssetResourceLoader: NSObject {
     private struct State {
         weak var delegate: (any AVAssetResourceLoaderDelegate)?
@@ -9,6 +14,10 @@ open class AVAssetResourceLoader: NSObject {
         var marker: DelegateQueueMarker?
         /// Keyed by the request's core, which is what an ending request reports with.
         var open: [ObjectIdentifier: AVAssetResourceLoadingRequest] = [:]
+        /// The length a finished content-information request reported, once one did.
+        var learnedLength: Int64?
+        /// The app called `cancelLoading()` on the asset.
+        var abandonedByApp = false
     }
 
     private let state = Locked(State())
@@ -24,7 +33,7 @@ open class AVAssetResourceLoader: NSObject {
     /// The queue the delegate is called on.
     public var delegateQueue: DispatchQueue? { state.withLock { $0.queue } }
 
-    /// Sets the delegate and the queue its methods are called on.
+    /// Sets the delegate and the queue its methods are called on (both nullable).
     public func setDelegate(_ delegate: (any AVAssetResourceLoaderDelegate)?, queue delegateQueue: DispatchQueue?) {
         let marker = delegateQueue.map(DelegateQueueMarker.marker(for:))
         state.withLock { state in
@@ -54,27 +63,40 @@ open class AVAssetResourceLoader: NSObject {
         state.withLock { Array($0.open.values) }
     }
 
-    /// Cancels every open request (see `AVAsset.cancelLoading()`).
-    func cancelAllOpenRequests() {
-        for request in openRequests {
-            cancel(request)
-        }
+    /// A content-information request finished with `length`: later to-end requests report the remaining
+    /// length instead of `NSIntegerMax`.
+    func learnedContentLength(_ length: Int64) {
+        state.withLock { $0.learnedLength = length }
     }
 
-    /// Cancels one request the way AVFoundation does: on the delegate queue, `isCancelled` becomes true and
-    /// then the delegate hears `resourceLoader(_:didCancel:)`. Doing both on the delegate queue means a
-    /// delegate that checks `isCancelled` there never races with the cancellation.
+    /// The resource length the player knows, if a content-information request has told it.
+    var learnedLength: Int64? { state.withLock { $0.learnedLength } }
+
+    /// The app called `cancelLoading()` on the asset.
+    func appCancelledLoading() {
+        state.withLock { $0.abandonedByApp = true }
+    }
+
+    /// Whether the app called `cancelLoading()` on the asset: requests finished with a cancellation error
+    /// after that are the adapter keeping its promise, not a failure.
+    var wasAbandonedByApp: Bool { state.withLock { $0.abandonedByApp } }
+
+    /// Cancels one request the way AVFoundation does: `isCancelled` turns true at once, on the calling
+    /// thread (AVFoundation's own, not the delegate queue), and the delegate hears
+    /// `resourceLoader(_:didCancel:)` later on its queue. A delegate that checked `isCancelled` a moment ago
+    /// can therefore still respond or finish in between; only what it does after `didCancel` is a violation.
     func cancel(_ request: AVAssetResourceLoadingRequest) {
+        guard request.core.markCancelled() else { return }
         guard let queue = delegateQueue else {
-            if request.core.markCancelled() { request.core.cancellationDelivered() }
+            request.core.cancellationDelivered()
             return
         }
         let box = UncheckedBox(value: (self, request))
         queue.async {
             let (loader, request) = box.value
-            guard request.core.markCancelled() else { return }
             loader.delegate?.resourceLoader(loader, didCancel: request)
             request.core.cancellationDelivered()
         }
     }
 }
+#endif

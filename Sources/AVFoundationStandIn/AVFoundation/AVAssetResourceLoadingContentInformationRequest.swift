@@ -1,7 +1,12 @@
+#if os(Linux)
 import Foundation
 
 /// Stand-in for AVFoundation's `AVAssetResourceLoadingContentInformationRequest`: the delegate fills in
 /// the resource's type and length before finishing the request.
+///
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not Sendable; `contentType` is
+/// `copy, nullable`; `allowedContentTypes` read-only and nullable (iOS 11.2); `contentLength` is
+/// `long long`; `entireLengthAvailableOnDemand` is iOS 16.
 open class AVAssetResourceLoadingContentInformationRequest: NSObject {
     private struct Fields {
         var contentType: String?
@@ -12,8 +17,10 @@ open class AVAssetResourceLoadingContentInformationRequest: NSObject {
 
     // Set by the delegate, read by the simulator at finish: possibly on different threads.
     private let fields = Locked(Fields())
+    private let allowed: [String]?
 
-    override init() {
+    init(allowedContentTypes: [String]?) {
+        allowed = allowedContentTypes
         super.init()
     }
 
@@ -35,12 +42,17 @@ open class AVAssetResourceLoadingContentInformationRequest: NSObject {
         set { fields.withLock { $0.isByteRangeAccessSupported = newValue } }
     }
 
-    /// The types the player accepts; `nil` means "not stated", as the stand-in never restricts them.
-    public var allowedContentTypes: [String]? { nil }
+    /// The types the player accepts, when it says: `finishLoading()` raises an Objective-C exception (the
+    /// app crashes) if this is non-empty and `contentType` is not one of them (iOS 18.0 header; in practice
+    /// `NSInternalInconsistencyException`, "Must respond with a contentType contained in …"). `nil` when not stated.
+    @available(iOS 11.2, macOS 10.13.2, tvOS 11.2, *)
+    public var allowedContentTypes: [String]? { allowed }
 
     /// Whether the whole resource can be read on demand (iOS 16); stored, not interpreted.
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, *)
     public var isEntireLengthAvailableOnDemand: Bool {
         get { fields.withLock { $0.isEntireLengthAvailableOnDemand } }
         set { fields.withLock { $0.isEntireLengthAvailableOnDemand = newValue } }
     }
 }
+#endif

@@ -1,10 +1,16 @@
+#if os(Linux)
 import Foundation
 
 /// Stand-in for AVFoundation's `AVAssetResourceLoadingDataRequest`: the byte range the player wants.
+///
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not Sendable; `requestedOffset`
+/// and `currentOffset` are `long long`, `requestedLength` is `NSInteger`, `requestsAllDataToEndOfResource`
+/// is iOS 9.
 open class AVAssetResourceLoadingDataRequest: NSObject {
     /// The first byte wanted.
     public let requestedOffset: Int64
-    /// How many bytes are wanted; for a to-end request the remaining length, which Apple says to ignore.
+    /// How many bytes are wanted. For a to-end request AVFoundation reports the remaining length once it
+    /// knows the resource's length and `NSIntegerMax` (`Int.max`) before; either way it is to be ignored.
     public let requestedLength: Int
     /// True when the player wants everything from `requestedOffset` to the end of the resource.
     public let requestsAllDataToEndOfResource: Bool
@@ -26,3 +32,4 @@ open class AVAssetResourceLoadingDataRequest: NSObject {
         core.respond(data)
     }
 }
+#endif

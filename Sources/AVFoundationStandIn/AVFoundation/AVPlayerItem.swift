@@ -1,22 +1,33 @@
+#if os(Linux)
 import Foundation
 
 /// Stand-in for AVFoundation's `AVPlayerItem`: an asset placed in a player.
+///
+/// Checked against the iOS 18.0 SDK's `AVPlayerItem.h` (Xcode 16) and the macOS 26.0 SDK's (Xcode 26): the
+/// class is `NS_SWIFT_UI_ACTOR`, so `init(asset:)` and `asset` are main-actor isolated ("because AVAsset is
+/// not Sendable"), while `init(url:)` is `NS_SWIFT_NONISOLATED`. The iOS 17 SDK had no isolation at all.
+@MainActor
 open class AVPlayerItem: NSObject {
-    /// Posted (object: the item) when the item has played to its end, as AVFoundation does; the simulator
-    /// posts it when an item finishes in a queue.
-    public static let didPlayToEndTimeNotification = Notification.Name("AVPlayerItemDidPlayToEndTimeNotification")
+    /// Posted (object: the item) when the item has played to its end. A global `NSNotificationName` constant
+    /// outside the class in every SDK checked (`AVF_EXPORT`), so not isolated; it may be posted on any thread.
+    nonisolated public static let didPlayToEndTimeNotification = Notification.Name("AVPlayerItemDidPlayToEndTimeNotification")
 
-    /// The asset this item plays.
-    public let asset: AVAsset
+    /// The asset this item plays (`nonnull`, read-only; main-actor isolated in the Xcode 26 SDK).
+    public var asset: AVAsset { storedAsset.value }
 
-    /// Creates an item for `asset`.
+    // Boxed so that the nonisolated `init(url:)` can set it; read only through the isolated `asset`.
+    private let storedAsset: UncheckedBox<AVAsset>
+
+    /// Creates an item for `asset` (`initWithAsset:`).
     public init(asset: AVAsset) {
-        self.asset = asset
+        storedAsset = UncheckedBox(value: asset)
         super.init()
     }
 
-    /// Creates an item for a plain `AVURLAsset` of `URL`.
-    public convenience init(url URL: URL) {
-        self.init(asset: AVURLAsset(url: URL))
+    /// Creates an item for a plain `AVURLAsset` of `URL` (`initWithURL:`). `NS_SWIFT_NONISOLATED`.
+    nonisolated public init(url URL: URL) {
+        storedAsset = UncheckedBox(value: AVURLAsset(url: URL))
+        super.init()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// The state shared by a loading request and its data request.
@@ -12,6 +13,8 @@ final class LoadingRequestCore: @unchecked Sendable {
     private struct State {
         var phase = Phase.open
         var currentOffset: Int64
+        /// The delegate has been told of the cancellation (`didCancel` returned).
+        var cancellationDelivered = false
         var reported: Set<String> = []
     }
 
@@ -39,17 +42,22 @@ final class LoadingRequestCore: @unchecked Sendable {
     /// `respond(with:)`: checks the caller, then advances `currentOffset` like AVFoundation does.
     func respond(_ data: Data) {
         checkDelegateQueue("respond(with:)")
-        let accepted: Int64? = state.withLock { state in
-            guard state.phase == .open else { return nil }
-            let offset = state.currentOffset
-            state.currentOffset += Int64(data.count)
-            return offset
+        let outcome: (offset: Int64?, tooLate: Phase?) = state.withLock { state in
+            switch state.phase {
+            case .open:
+                let offset = state.currentOffset
+                state.currentOffset += Int64(data.count)
+                return (offset, nil)
+            // The delegate could not know yet: AVFoundation drops the bytes.
+            case .cancelled where !state.cancellationDelivered: return (nil, nil)
+            case .cancelled, .finished: return (nil, state.phase)
+            }
         }
-        guard let offset = accepted else {
-            let phase = self.phase == .finished ? "finished" : "cancelled"
-            report("respond(with:) called after the request was \(phase)", key: "respond-after-end")
-            return
+        if let phase = outcome.tooLate {
+            report("respond(with:) called after the request was \(phase == .finished ? "finished" : "cancelled")",
+                   key: "respond-after-end")
         }
+        guard let offset = outcome.offset else { return }
         if !data.isEmpty {
             observer?.loadingRequest(index, didRespond: data, at: offset)
         }
@@ -58,17 +66,28 @@ final class LoadingRequestCore: @unchecked Sendable {
     /// `finishLoading` / `finishLoading(with:)`: only the first call on an open request counts.
     func finish(error: (any Error)?) {
         checkDelegateQueue("finishLoading")
-        let previous: Phase = state.withLock { state in
+        let (previous, delivered): (Phase, Bool) = state.withLock { state in
             let previous = state.phase
             if previous == .open { state.phase = .finished }
-            return previous
+            return (previous, state.cancellationDelivered)
         }
         switch previous {
         case .finished:
             report("finishLoading called a second time", key: "finish-twice")
-        case .cancelled:
+        case .cancelled where delivered:
             report("finishLoading called after the request was cancelled", key: "finish-after-cancel")
+        case .cancelled:
+            // Cancelled a moment ago on another thread, before the delegate heard of it: ignored, as by AVFoundation.
+            break
         case .open:
+            if error == nil, let information = contentInformation {
+                if let problem = Self.allowedTypeProblem(information) {
+                    report("finishLoading raised NSInternalInconsistencyException (the app would crash): \(problem)",
+                           key: "disallowed-content-type")
+                } else {
+                    loader?.learnedContentLength(information.contentLength)
+                }
+            }
             loader?.requestDidEnd(self)
             let info = contentInformation.map {
                 ContentInformationSnapshot(contentType: $0.contentType, contentLength: $0.contentLength,
@@ -91,7 +110,17 @@ final class LoadingRequestCore: @unchecked Sendable {
 
     /// Tells the observer the cancellation has been delivered to the delegate.
     func cancellationDelivered() {
+        state.withLock { $0.cancellationDelivered = true }
         observer?.loadingRequestWasCancelled(index)
+    }
+
+    /// The header of `AVAssetResourceLoadingContentInformationRequest` says finishing raises when
+    /// `allowedContentTypes` is non-empty and `contentType` is not among them (UTIs compare case-insensitively).
+    static func allowedTypeProblem(_ information: AVAssetResourceLoadingContentInformationRequest) -> String? {
+        guard let allowed = information.allowedContentTypes, !allowed.isEmpty else { return nil }
+        let type = information.contentType
+        guard !allowed.contains(where: { $0.lowercased() == type?.lowercased() }) else { return nil }
+        return "contentType \(type.map { "\"\($0)\"" } ?? "nil") is not one of allowedContentTypes \(allowed)"
     }
 
     /// AVFoundation calls the delegate on its queue and expects answers there; anything else races with
@@ -107,3 +136,4 @@ final class LoadingRequestCore: @unchecked Sendable {
         if isNew { observer?.loadingRequest(index, violation: message) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// What a loading request reports to whoever drives it (the simulator); the checks that need the true
@@ -19,3 +20,4 @@ struct ContentInformationSnapshot: Sendable {
     var contentLength: Int64
     var isByteRangeAccessSupported: Bool
 }
+#endif

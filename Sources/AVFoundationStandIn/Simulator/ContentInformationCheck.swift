@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// What AVPlayer requires of the content information before a content-information request finishes.
@@ -28,3 +29,4 @@ struct ContentInformationCheck {
         return problems
     }
 }
+#endif

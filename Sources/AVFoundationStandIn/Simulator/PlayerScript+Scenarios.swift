@@ -1,9 +1,14 @@
+#if os(Linux)
 import Foundation
 
-/// Ready-made request patterns observed from AVPlayer (see `shared/DESIGN.md`, "The AVPlayer contract").
+/// Ready-made request patterns observed from AVPlayer (the recorded traces in `RecordedTraces.swift` and the published reports they come from).
 extension PlayerScript {
-    /// The 2-byte content-information probe every pattern starts with.
-    static let probe = ScriptedRequest(info: true, data: false, offset: 0, length: 2)
+    /// The content-information probe most patterns start with: as in real AVFoundation, it usually
+    /// carries a 2-byte data request (`bytes=0-1`) too.
+    static let probe = ScriptedRequest(info: true, data: true, offset: 0, length: 2)
+
+    /// The probe without a data part, which AVFoundation also sends.
+    static let informationOnlyProbe = ScriptedRequest(info: true, data: false, offset: 0, length: 2)
 
     /// Plain playback: probe, a to-end request from 0 cancelled after about 60 KB, then a to-end request
     /// from that point read to the end of the resource.
@@ -51,9 +56,10 @@ extension PlayerScript {
         linearPlay(length: length)
     }
 
-    /// How an `AVQueuePlayer` pre-buffers the next item: the probe and a small bounded range from 0.
+    /// How an `AVQueuePlayer` pre-buffers the next item: a probe without a data part and a small bounded
+    /// range from 0.
     public static func prebuffer(length: Int64) -> PlayerScript {
-        PlayerScript(requests: [probe, ScriptedRequest(offset: 0, length: min(256 * 1024, length))])
+        PlayerScript(requests: [informationOnlyProbe, ScriptedRequest(offset: 0, length: min(256 * 1024, length))])
     }
 }
 
@@ -73,3 +79,4 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// The requests a simulated player issues, in order.
@@ -52,3 +53,4 @@ public struct ScriptedRequest: Sendable, Equatable {
         length.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-"
     }
 }
+#endif

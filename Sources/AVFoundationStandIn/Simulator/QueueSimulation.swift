@@ -1,13 +1,15 @@
+#if os(Linux)
 import Foundation
 
 /// Plays several assets one after another on an `AVQueuePlayer`, the way AVPlayer does: while an item
 /// plays, the next one is pre-buffered with small bounded requests; then the player advances with
 /// `advanceToNextItem()`, which cancels nothing.
 ///
-/// `@unchecked Sendable` for the same reason as `PlayerSimulator`: nothing stored here changes.
-public final class QueueSimulation: @unchecked Sendable {
+/// Main-actor isolated, like the player and items it drives.
+@MainActor
+public final class QueueSimulation {
     /// One asset of the queue and what playing it means.
-    public struct Item {
+    public struct Item: Sendable {
         /// The asset; its resource loader's delegate must be set before `run`.
         public var asset: AVURLAsset
         /// The true bytes of the resource.
@@ -50,10 +52,15 @@ public final class QueueSimulation: @unchecked Sendable {
             if player.currentItem !== playerItems[index] {
                 reports[index].failures.append("item \(index) is not the current item of the queue player when its turn comes")
             }
-            async let playing = simulator(index).run(items[index].script, timeout: timeout)
-            async let prebuffering: SimulationReport? = index + 1 < items.count
-                ? simulator(index + 1).run(.prebuffer(length: items[index + 1].resourceLength), timeout: timeout)
-                : nil
+            let current = simulator(index)
+            let next = index + 1 < items.count ? simulator(index + 1) : nil
+            let nextScript = index + 1 < items.count ? PlayerScript.prebuffer(length: items[index + 1].resourceLength) : nil
+            let script = items[index].script
+            async let playing = current.run(script, timeout: timeout)
+            async let prebuffering: SimulationReport? = {
+                guard let next, let nextScript else { return nil }
+                return await next.run(nextScript, timeout: timeout)
+            }()
             let (played, prebuffered) = await (playing, prebuffering)
             reports[index].merge(played)
             if let prebuffered { reports[index + 1].merge(prebuffered) }
@@ -81,3 +88,4 @@ public final class QueueSimulation: @unchecked Sendable {
         return SimulationReport(checksPassed: 1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// What a simulated playback found.
@@ -15,19 +16,24 @@ public struct SimulationReport: Sendable, Equatable {
     public var longestWait: TimeInterval
     /// Requests issued.
     public var requests: Int
+    /// Requests the delegate finished with `NSURLErrorCancelled` after the app gave up on the asset
+    /// (dropped it or called `cancelLoading()`), as it must: AVFoundation does not cancel them.
+    public var requestsReleased: Int
 
     /// True when nothing failed.
     public var passed: Bool { failures.isEmpty }
 
     /// Creates a report.
     public init(checksPassed: Int = 0, failures: [String] = [], bytesPlayed: Int64 = 0,
-                timeToFirstByte: TimeInterval? = nil, longestWait: TimeInterval = 0, requests: Int = 0) {
+                timeToFirstByte: TimeInterval? = nil, longestWait: TimeInterval = 0, requests: Int = 0,
+                requestsReleased: Int = 0) {
         self.checksPassed = checksPassed
         self.failures = failures
         self.bytesPlayed = bytesPlayed
         self.timeToFirstByte = timeToFirstByte
         self.longestWait = longestWait
         self.requests = requests
+        self.requestsReleased = requestsReleased
     }
 
     /// Adds `other` (a later phase of the same item): counts add up, the first time to first byte and
@@ -39,5 +45,7 @@ public struct SimulationReport: Sendable, Equatable {
         timeToFirstByte = timeToFirstByte ?? other.timeToFirstByte
         longestWait = max(longestWait, other.longestWait)
         requests += other.requests
+        requestsReleased += other.requestsReleased
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// The bookkeeping and checks of one `PlayerSimulator.run`: receives every event of the requests it
@@ -29,6 +30,7 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         var progress: [Progress]
         var failures: [String] = []
         var checksPassed = 0
+        var released = 0
         var bytesPlayed: Int64 = 0
         var longestWait: TimeInterval = 0
         var waitStart: TimeInterval?
@@ -42,10 +44,14 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
     private let expectedContentType: String?
     private let firstDataIndex: Int?
     private let state: Locked<State>
+    private let abandoned: @Sendable () -> Bool
+    /// Where the simulated player cancels requests: not the delegate queue.
+    private let playerQueue = DispatchQueue(label: "AVFoundationStandIn.player")
 
     init(script: PlayerScript, loader: AVAssetResourceLoader, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data,
-         resourceLength: Int64, expectedContentType: String?) {
+         resourceLength: Int64, expectedContentType: String?, abandoned: @escaping @Sendable () -> Bool) {
         self.loader = loader
+        self.abandoned = abandoned
         self.expectedBytes = expectedBytes
         self.resourceLength = resourceLength
         self.expectedContentType = expectedContentType
@@ -145,8 +151,15 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         let plan = plans[index]
         var problems: [String] = []
         var passed = 0
+        var released = false
         if let error {
-            problems.append("\(plan.name): finished with error \(error)")
+            let nsError = error as NSError
+            if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorCancelled, abandoned() {
+                // The app gave up on the asset and the delegate kept its promise to finish the request.
+                released = true
+            } else {
+                problems.append("\(plan.name): finished with error \(error)")
+            }
         } else {
             if plan.scripted.info {
                 let infoProblems = ContentInformationCheck(expectedLength: resourceLength, expectedType: expectedContentType)
@@ -170,6 +183,7 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             guard !state.closed else { return }
             state.failures += problems
             state.checksPassed += passed
+            if released { state.released += 1 }
             state.progress[index].ended = true
             noteEvent(&state, at: now)
         }
@@ -204,7 +218,12 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             state.progress[index].cancelRequested = true
             return progress.request
         }
-        if let request { loader.cancel(request) }
+        // From the player's own thread, as AVFoundation does: `isCancelled` may turn true while the delegate is
+        // still busy on its queue, well before `didCancel` reaches it.
+        if let request {
+            let box = UncheckedBox(value: (loader, request))
+            playerQueue.async { box.value.0.cancel(box.value.1) }
+        }
     }
 
     /// Measures the gap since the last event if the player was waiting, and starts a new one if it still is.
@@ -245,7 +264,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             }
             return SimulationReport(checksPassed: state.checksPassed, failures: state.failures, bytesPlayed: state.bytesPlayed,
                                     timeToFirstByte: ttfb, longestWait: state.longestWait,
-                                    requests: state.progress.filter { $0.issuedAt != nil }.count)
+                                    requests: state.progress.filter { $0.issuedAt != nil }.count, requestsReleased: state.released)
         }
     }
 }
+#endif

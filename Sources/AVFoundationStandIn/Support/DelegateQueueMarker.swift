@@ -1,3 +1,4 @@
+#if os(Linux)
 import Dispatch
 
 /// Marks delegate queues so a request can tell whether it is being called on its loader's delegate queue.
@@ -28,3 +29,4 @@ final class DelegateQueueMarker: Sendable {
     /// Serialises "look up, else attach" so two loaders never attach two markers to one queue.
     private static let creationLock = Locked(())
 }
+#endif

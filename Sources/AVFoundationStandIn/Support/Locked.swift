@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// A value guarded by a lock.
@@ -34,3 +35,4 @@ struct UncheckedBox<Value>: @unchecked Sendable {
 func monotonicSeconds() -> TimeInterval {
     TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
 }
+#endif

@@ -1,6 +1,7 @@
+#if os(Linux)
 import Foundation
 
-/// One recorded AVPlayer request sequence from `shared/avplayer-traces/traces.jsonl`.
+/// One recorded AVPlayer request sequence (see `RecordedTraces` for the ones that ship with the package).
 public struct AVPlayerTrace: Decodable, Sendable, Equatable {
     /// The length replayed when the source does not state the file size (the traces README says 8 MiB).
     public static let defaultResourceLength: Int64 = 8 * 1024 * 1024
@@ -63,7 +64,16 @@ public struct AVPlayerTrace: Decodable, Sendable, Equatable {
     /// Reads a JSON-lines file of traces; blank lines are skipped, a bad line throws
     /// `AVPlayerTraceError.invalidLine` naming its line number.
     public static func load(contentsOf url: URL) throws -> [AVPlayerTrace] {
-        let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        try parse(String(decoding: try Data(contentsOf: url), as: UTF8.self), source: url.path)
+    }
+
+    /// The traces recorded from real AVPlayer builds that ship with the package (`RecordedTraces.swift`).
+    public static func recorded() throws -> [AVPlayerTrace] {
+        try parse(RecordedTraces.jsonLines, source: "recorded traces")
+    }
+
+    /// Parses JSON lines of traces; `source` names them in errors.
+    static func parse(_ text: String, source: String) throws -> [AVPlayerTrace] {
         let decoder = JSONDecoder()
         var traces: [AVPlayerTrace] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -71,9 +81,10 @@ public struct AVPlayerTrace: Decodable, Sendable, Equatable {
             do {
                 traces.append(try decoder.decode(AVPlayerTrace.self, from: Data(line.utf8)))
             } catch {
-                throw AVPlayerTraceError.invalidLine(file: url.path, line: number + 1, reason: String(describing: error))
+                throw AVPlayerTraceError.invalidLine(file: source, line: number + 1, reason: String(describing: error))
             }
         }
         return traces
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// Why a traces file could not be read.
@@ -16,3 +17,4 @@ public enum AVPlayerTraceError: Error, Equatable, CustomStringConvertible, Local
     /// Same as `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
+#endif

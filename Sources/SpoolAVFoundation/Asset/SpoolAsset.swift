@@ -1,3 +1,4 @@
+#if !os(watchOS)
 #if canImport(AVFoundation)
 import AVFoundation
 #else
@@ -14,7 +15,13 @@ import Spool
 /// player.replaceCurrentItem(with: AVPlayerItem(asset: asset))
 /// ```
 ///
-/// The asset owns its resource loader delegate (AVFoundation holds delegates weakly).
+/// The asset owns its resource loader delegate (AVFoundation holds delegates weakly). When the asset goes
+/// away, or `cancelLoading()` is called, every loading request still open is finished with
+/// `NSURLErrorCancelled`: AVFoundation does not cancel them itself. A copy is the asset itself (it is
+/// immutable), so a copy plays through the same cache. Not on watchOS, where `resourceLoader` does not exist.
+///
+/// Sendable like `AVURLAsset` (`NS_SWIFT_SENDABLE` from the iOS 18 SDK on; stated here for older SDKs):
+/// every stored property is a `let` of a Sendable type.
 public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
     /// The URL the bytes come from (the asset's own `url` carries the rewritten scheme).
     public let originalURL: URL
@@ -45,11 +52,17 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
     }
 
     /// Stops loading, including the requests AVFoundation itself does not cancel (an item that left an
-    /// `AVQueuePlayer`).
+    /// `AVQueuePlayer`): each open request is finished with `NSURLErrorCancelled`.
     public override func cancelLoading() {
         super.cancelLoading()
         let delegate = loaderDelegate
-        delegate.queue.async { delegate.cancelAll() }
+        delegate.queue.async { delegate.releaseAll() }
+    }
+
+    /// The asset itself: it is immutable, and a copy made by `AVURLAsset` would have a resource loader
+    /// without Spool's delegate (or would call an initializer `SpoolAsset` does not have).
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        self
     }
 
     /// Caches the first `length` bytes (or `range`) ahead of playback, sharing downloads with it.
@@ -58,3 +71,4 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
         try await cache.prefetch(resource, from: offset, length: length)
     }
 }
+#endif

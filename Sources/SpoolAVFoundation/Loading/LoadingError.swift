@@ -2,10 +2,26 @@ import Foundation
 import Spool
 
 /// Turns engine failures into the `NSURLErrorDomain` errors AVFoundation and app code know how to treat.
-enum LoadingError {
+enum LoadingError: Error {
+    /// The resource is an HLS playlist: a resource loader serves one resource per asset, and AVFoundation
+    /// loads HLS media segments only over HTTP, so playlists play through `SpoolProxy`.
+    case playlistNeedsProxy(URL)
+    /// The player's `allowedContentTypes` exclude the resource's type (the reason says which).
+    case contentTypeNotAllowed(String)
+
     static func nsError(for error: any Error) -> NSError {
         let code: Int
         let reason: String
+        if let loading = error as? LoadingError {
+            switch loading {
+            case .playlistNeedsProxy(let url):
+                (code, reason) = (NSURLErrorUnsupportedURL, "\(url.lastPathComponent) is an HLS playlist; SpoolAsset plays single "
+                    + "files (MP3, MP4, …): play HLS through SpoolProxy's url(for:) instead")
+            case .contentTypeNotAllowed(let problem):
+                (code, reason) = (NSURLErrorCannotDecodeContentData, problem)
+            }
+            return NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: reason])
+        }
         switch error as? SpoolError {
         case .unsupportedScheme?: (code, reason) = (NSURLErrorUnsupportedURL, "\(error)")
         case .httpStatus(let status)?: (code, reason) = (status == 404 || status == 410 ? NSURLErrorFileDoesNotExist : NSURLErrorBadServerResponse, "\(error)")

@@ -1,3 +1,4 @@
+#if !os(watchOS)
 #if canImport(AVFoundation)
 import AVFoundation
 #else
@@ -9,8 +10,10 @@ import Spool
 /// Answers one loading request from the engine: content information first, then the data from
 /// `currentOffset`, each chunk handed over as it arrives, then exactly one finish.
 ///
-/// The request is touched only on the delegate queue, and never after it ended (finished here or cancelled
-/// by AVFoundation): `ended` is read and written on that queue alone.
+/// `@unchecked Sendable` because the request (not Sendable in the SDK) is touched only on the delegate queue,
+/// and never after it ended (finished here, cancelled by AVFoundation, or released because the app gave up
+/// on the asset): `ended` is read and written on that queue alone; `task` is set once, before any block
+/// that reads it is queued.
 final class LoadingRequestHandler: @unchecked Sendable {
     private let request: AVAssetResourceLoadingRequest
     private let queue: DispatchQueue
@@ -30,30 +33,21 @@ final class LoadingRequestHandler: @unchecked Sendable {
     func start(onEnd: @escaping @Sendable () -> Void) {
         let wantsInformation = request.contentInformationRequest != nil
         let wanted = request.dataRequest.map { data -> (offset: Int64, end: Int64?) in
-            let end = data.requestsAllDataToEndOfResource ? nil : data.requestedOffset + Int64(data.requestedLength)
-            return (data.currentOffset, end)
+            // A to-end request's length is NSIntegerMax before AVFoundation knows the resource's length, and
+            // meant to be ignored after: only a bounded request has an end.
+            guard !data.requestsAllDataToEndOfResource else { return (data.currentOffset, nil) }
+            let (end, overflow) = data.requestedOffset.addingReportingOverflow(Int64(data.requestedLength))
+            return (data.currentOffset, overflow ? nil : end)
         }
         task = Task { [self] in
             do {
                 if wantsInformation {
-                    let info = try await cache.contentInfo(for: resource)
-                    let fullyCached = cache.cachedRanges(for: resource).byteCount == info.length
-                    let type = UniformTypeMapping.uniformType(mimeType: info.mimeType, url: resource.url)
-                    guard await onQueue({ request in
-                        guard let information = request.contentInformationRequest else { return }
-                        information.contentType = type
-                        information.contentLength = info.length
-                        // Spool serves any range, even from an origin without range support.
-                        information.isByteRangeAccessSupported = true
-                        if #available(iOS 16.0, macOS 13.0, tvOS 16.0, *) {
-                            information.isEntireLengthAvailableOnDemand = fullyCached
-                        }
-                    }) else { return }
+                    try await answerContentInformation()
                 }
                 if let wanted {
                     let length = wanted.end.map { max(0, $0 - wanted.offset) }
                     for try await chunk in cache.read(resource, from: wanted.offset, length: length) {
-                        guard await onQueue({ $0.dataRequest?.respond(with: chunk) }) else { return }
+                        guard await onQueue({ $0.dataRequest?.respond(with: chunk) }) != nil else { return }
                     }
                 }
                 await finish(with: nil, onEnd: onEnd)
@@ -69,26 +63,71 @@ final class LoadingRequestHandler: @unchecked Sendable {
         task?.cancel()
     }
 
+    /// Finishes the request with `NSURLErrorCancelled` and stops loading: the app gave up on the asset, and
+    /// AVFoundation itself never cancels such requests. Call on the queue.
+    func release() {
+        task?.cancel()
+        guard !ended else { return }
+        ended = true
+        if !request.isCancelled, !request.isFinished {
+            request.finishLoading(with: LoadingError.nsError(for: CancellationError()))
+        }
+    }
+
+    /// Fills in the content information. The type must be one the player allows: AVFoundation raises an
+    /// Objective-C exception (the app crashes) when it is not, so a type outside the list is an error here.
+    private func answerContentInformation() async throws {
+        let info = try await cache.contentInfo(for: resource)
+        let fullyCached = cache.cachedRanges(for: resource).byteCount == info.length
+        let type = UniformTypeMapping.uniformType(mimeType: info.mimeType, url: resource.url)
+        if type == UniformTypeMapping.playlistType {
+            throw LoadingError.playlistNeedsProxy(resource.url)
+        }
+        let refusal: String?? = await onQueue { request -> String? in
+            guard let information = request.contentInformationRequest else { return nil }
+            if let problem = ContentTypePolicy.problem(type: type, allowed: information.allowedContentTypes) {
+                return problem
+            }
+            information.contentType = type
+            information.contentLength = info.length
+            // Spool serves any range, even from an origin without range support.
+            information.isByteRangeAccessSupported = true
+            if #available(iOS 16.0, macOS 13.0, tvOS 16.0, *) {
+                information.isEntireLengthAvailableOnDemand = fullyCached
+            }
+            return nil
+        }
+        switch refusal {
+        case nil: throw CancellationError()
+        case let problem??: throw LoadingError.contentTypeNotAllowed(problem)
+        case .some(nil): break
+        }
+    }
+
     private func finish(with error: (any Error)?, onEnd: @escaping @Sendable () -> Void) async {
-        let finished = await onQueue { request in
+        let finished: Void? = await onQueue { request in
             if let error { request.finishLoading(with: LoadingError.nsError(for: error)) } else { request.finishLoading() }
         }
-        if finished {
+        if finished != nil {
             queue.async { self.ended = true; onEnd() }
         }
     }
 
-    /// Runs `body` on the delegate queue unless the request has ended; returns whether it ran. Waiting for
-    /// it also paces the engine: the next chunk is pulled once AVFoundation has taken this one.
-    private func onQueue(_ body: @escaping @Sendable (AVAssetResourceLoadingRequest) -> Void) async -> Bool {
+    /// Runs `body` on the delegate queue unless the request has ended; returns its result, or `nil` if it did
+    /// not run. Waiting for it also paces the engine: the next chunk is pulled once AVFoundation has taken
+    /// this one.
+    @discardableResult
+    private func onQueue<Result: Sendable>(
+        _ body: @escaping @Sendable (AVAssetResourceLoadingRequest) -> Result
+    ) async -> Result? {
         await withCheckedContinuation { continuation in
             queue.async {
                 guard !self.ended, !self.request.isCancelled, !self.request.isFinished else {
-                    return continuation.resume(returning: false)
+                    return continuation.resume(returning: nil)
                 }
-                body(self.request)
-                continuation.resume(returning: true)
+                continuation.resume(returning: body(self.request))
             }
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !os(watchOS)
 #if canImport(AVFoundation)
 import AVFoundation
 #else
@@ -8,18 +9,30 @@ import Spool
 
 /// The resource loader delegate of a `SpoolAsset`: accepts the asset's requests and serves each from the
 /// cache. Several concurrent, overlapping requests per asset are normal; each has its own handler.
+///
+/// `@unchecked Sendable` because `handlers` is touched only on `queue` (and in `deinit`, when nothing else
+/// can reach the delegate any more); the other stored properties never change.
 final class SpoolResourceLoaderDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked Sendable {
     /// The queue every delegate call and every call on a loading request happens on.
     let queue: DispatchQueue
     private let cache: SpoolCache
     private let resource: Resource
-    // Only touched on `queue`.
     private var handlers: [ObjectIdentifier: LoadingRequestHandler] = [:]
 
     init(cache: SpoolCache, resource: Resource) {
         self.cache = cache
         self.resource = resource
         queue = DispatchQueue(label: "Spool.ResourceLoader")
+    }
+
+    /// The asset is gone (it owns this delegate): AVFoundation will not cancel the requests it handed out, and
+    /// each one accepted is owed a finish, so each is released with `NSURLErrorCancelled`.
+    deinit {
+        let abandoned = Array(handlers.values)
+        guard !abandoned.isEmpty else { return }
+        queue.async {
+            for handler in abandoned { handler.release() }
+        }
     }
 
     func resourceLoader(
@@ -38,9 +51,11 @@ final class SpoolResourceLoaderDelegate: NSObject, AVAssetResourceLoaderDelegate
         handlers.removeValue(forKey: ObjectIdentifier(loadingRequest))?.cancel()
     }
 
-    /// Stops every request in progress (the asset left the player). Call on the queue.
-    func cancelAll() {
-        for handler in handlers.values { handler.cancel() }
+    /// Finishes every open request with `NSURLErrorCancelled` and stops its loading (the app gave up on the
+    /// asset). Call on the queue.
+    func releaseAll() {
+        for handler in handlers.values { handler.release() }
         handlers.removeAll()
     }
 }
+#endif

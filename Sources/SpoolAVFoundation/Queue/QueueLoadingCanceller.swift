@@ -1,3 +1,4 @@
+#if !os(watchOS)
 #if canImport(AVFoundation)
 import AVFoundation
 #else
@@ -14,22 +15,24 @@ import Foundation
 /// ```
 ///
 /// Items that play to their end are handled on their own (`AVPlayerItem.didPlayToEndTimeNotification`).
-public final class QueueLoadingCanceller: @unchecked Sendable {
-    private let lock = NSLock()
+/// Main-actor isolated, like `AVPlayer` (iOS 18 SDK) and `AVPlayerItem` (Xcode 26 SDK), whose `asset` it reads.
+@MainActor
+public final class QueueLoadingCanceller {
     private weak var player: AVQueuePlayer?
-    // Guarded by `lock`.
     private var known: [AVPlayerItem]
-    private var observer: (any NSObjectProtocol)?
+    // Written once in init; read in deinit, which may run off the main actor.
+    private nonisolated(unsafe) var observer: (any NSObjectProtocol)?
 
     /// Starts watching `player`'s queue.
     public init(player: AVQueuePlayer) {
         self.player = player
         known = player.items()
+        // AVFoundation may post the notification on any thread; the block runs on the main queue.
         observer = NotificationCenter.default.addObserver(
-            forName: AVPlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil
+            forName: AVPlayerItem.didPlayToEndTimeNotification, object: nil, queue: .main
         ) { [weak self] notification in
             guard let item = notification.object as? AVPlayerItem else { return }
-            self?.itemEnded(item)
+            MainActor.assumeIsolated { self?.itemEnded(item) }
         }
     }
 
@@ -42,11 +45,8 @@ public final class QueueLoadingCanceller: @unchecked Sendable {
     public func queueDidChange() {
         guard let player else { return }
         let current = player.items()
-        // NSLock.withLock needs iOS 16; the package supports iOS 15.
-        lock.lock()
         let departed = known.filter { item in !current.contains { $0 === item } }
         known = current
-        lock.unlock()
         for item in departed { item.asset.cancelLoading() }
     }
 
@@ -69,11 +69,9 @@ public final class QueueLoadingCanceller: @unchecked Sendable {
     }
 
     private func itemEnded(_ item: AVPlayerItem) {
-        lock.lock()
-        let index = known.firstIndex { $0 === item }
-        if let index { known.remove(at: index) }
-        lock.unlock()
-        let wasQueued = index != nil
-        if wasQueued { item.asset.cancelLoading() }
+        guard let index = known.firstIndex(where: { $0 === item }) else { return }
+        known.remove(at: index)
+        item.asset.cancelLoading()
     }
 }
+#endif

@@ -6,6 +6,9 @@ import Foundation
 /// the server sends nothing useful (`application/octet-stream`, or a type not listed), the file
 /// extension decides.
 public enum UniformTypeMapping {
+    /// The UTI of HLS playlists, which `SpoolAsset` refuses (they play through `SpoolProxy`).
+    public static let playlistType = "public.m3u-playlist"
+
     static let byMIMEType: [String: String] = [
         "audio/mpeg": "public.mp3",
         "audio/mp3": "public.mp3",
@@ -20,7 +23,9 @@ public enum UniformTypeMapping {
         "audio/x-aiff": "public.aiff-audio",
         "audio/flac": "org.xiph.flac",
         "application/vnd.apple.mpegurl": "public.m3u-playlist",
+        "application/x-mpegurl": "public.m3u-playlist",
         "audio/mpegurl": "public.m3u-playlist",
+        "audio/x-mpegurl": "public.m3u-playlist",
         "video/mp2t": "public.mpeg-2-transport-stream",
     ]
 
@@ -36,6 +41,7 @@ public enum UniformTypeMapping {
         "aiff": "public.aiff-audio",
         "flac": "org.xiph.flac",
         "m3u8": "public.m3u-playlist",
+        "m3u": "public.m3u-playlist",
         "ts": "public.mpeg-2-transport-stream",
     ]
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Spool
 import SpoolTesting
-#if canImport(AVFoundationStandIn)
+#if os(Linux)
 import AVFoundationStandIn
 import SpoolAVFoundation
 #endif
@@ -88,7 +88,7 @@ enum PlayerSession {
         ]
     }
 
-    #if canImport(AVFoundationStandIn)
+    #if os(Linux)
     /// The steps as AVPlayer's loading requests: the probe carries the content-information request.
     static func script(size: Int64) -> PlayerScript {
         PlayerScript(requests: steps(size: size).enumerated().map { index, step in

@@ -1,3 +1,4 @@
+#if os(Linux)
 import AVFoundationStandIn
 import Foundation
 
@@ -17,6 +18,11 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
     let fault: Fault
     let contentType: String
     private let chunk: Int64 = 64 * 1024
+    private let log = NSLock()
+    private var lengths: [Int] = []
+
+    /// `requestedLength` of every data request received, in order.
+    var requestedLengths: [Int] { log.withLock { lengths } }
 
     init(length: Int64, fault: Fault = .none, contentType: String = "public.mpeg-4") {
         self.length = length
@@ -32,6 +38,7 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
             info.isByteRangeAccessSupported = true
         }
         if let data = loadingRequest.dataRequest {
+            log.withLock { lengths.append(data.requestedLength) }
             send(Box(request: loadingRequest), from: data.requestedOffset)
         } else {
             finish(loadingRequest)
@@ -67,3 +74,4 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
         if fault == .finishTwice { request.finishLoading() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import AVFoundationStandIn
 import Foundation
 
@@ -20,3 +21,4 @@ final class Playback: @unchecked Sendable {
         await simulator.run(script, timeout: timeout)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// Deterministic resource bytes that can be produced at any offset of a very large (158 MB) resource
@@ -27,3 +28,4 @@ enum TestResource {
         return data
     }
 }
+#endif

@@ -21,6 +21,7 @@ public final class SpoolCache: Sendable {
     private let codec: any BlockCodec
     private let problems: ProblemReporter
     private let evictor: Evictor
+    private let linkMonitor = LinkMonitor()
 
     /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
     /// reads the index records to apply them.
@@ -69,16 +70,19 @@ public final class SpoolCache: Sendable {
         return count
     }
 
-    /// The content information of `resource`: from the cache when known, else from the origin.
-    public func contentInfo(for resource: Resource) async throws -> ContentInfo {
+    /// The content information of `resource`: from the cache when known, else from the origin. An HTTP
+    /// origin is asked with a first range request rather than a `HEAD`, and the bytes it brings are cached:
+    /// `firstRead` says which bytes will be read first (by default the start of the resource), so that the
+    /// request brings those.
+    public func contentInfo(for resource: Resource, firstRead: Range<Int64>? = nil) async throws -> ContentInfo {
         let loader = acquire(resource)
         defer { release(loader) }
-        return try await loader.contentInfo()
+        return try await loader.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
     }
 
-    /// The content information of the resource at `url`.
-    public func contentInfo(for url: URL) async throws -> ContentInfo {
-        try await contentInfo(for: Resource(url: url))
+    /// The content information of the resource at `url` (see `contentInfo(for:firstRead:)`).
+    public func contentInfo(for url: URL, firstRead: Range<Int64>? = nil) async throws -> ContentInfo {
+        try await contentInfo(for: Resource(url: url), firstRead: firstRead)
     }
 
     /// The cache key of `resource`.
@@ -227,7 +231,7 @@ public final class SpoolCache: Sendable {
     private var environment: LoaderEnvironment {
         LoaderEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
-            problems: problems
+            problems: problems, link: linkMonitor
         ) { [weak self] bytes in
             guard let self, self.evictor.noteWritten(bytes) else { return }
             self.enforceLimits()

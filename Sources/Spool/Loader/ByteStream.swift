@@ -80,7 +80,8 @@ private final class ReadSession: @unchecked Sendable {
         if direct != nil { return try await nextDirect() }
         do {
             if reader == nil {
-                let info = try await loader.contentInfo()
+                let info = try await loader.contentInfo(
+                    near: stream.offset, until: stream.length.map { stream.offset + min($0, Int64.max - stream.offset) })
                 let offset = stream.offset
                 guard offset >= 0, offset <= info.length, (stream.length ?? 0) >= 0 else {
                     throw SpoolError.rangeNotSatisfiable(requested: offset, length: info.length)

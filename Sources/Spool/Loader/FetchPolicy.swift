@@ -1,44 +1,59 @@
 import Foundation
 
-/// How the engine sizes and retries its origin requests.
+/// How the engine sizes, paces and retries its origin requests.
 ///
-/// A read asks for bytes in bounded pieces whose size follows what the reader has consumed: 16 KiB until it
-/// has consumed 1 MiB, then 6 % of what it consumed, at most 8 MiB. An origin sends a requested piece
-/// whether or not the reader stays, so what a read abandoned early (a player's "to the end, then cancel")
-/// wastes is bounded by about two pieces, while a long read soon runs in large pieces. The next piece is
-/// always requested before the current one ends, so the connection never idles between pieces.
+/// A read keeps about a bandwidth-delay product of requests in flight ahead of its reader: the round trip
+/// and throughput are measured per origin host from the engine's own responses (see `LinkMonitor`), so a
+/// read fills a 40 ms, 40 Mbit/s link from its first round trip, while on a fast local network it asks for
+/// little at a time. What an abandoned read wastes is about what was in flight, so this also bounds the
+/// waste per seek to about one bandwidth-delay product (`bandwidthDelayMultiple` trades the two). Once a read
+/// has consumed `probation`, its pieces also grow with what it consumed (`readAheadRatio`), so a long read runs
+/// in few, large requests. Before anything is known of a host, a read's first request asks for
+/// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
 public struct FetchPolicy: Sendable, Hashable {
-    /// The size of a reader's first piece, and the smallest.
+    /// The smallest piece.
     public var initialPieceSize: Int64
     /// The largest piece.
     public var maximumPieceSize: Int64
-    /// A reader's pieces are this share of the bytes it has consumed (within the two sizes above), once it
-    /// has consumed `probation`.
+    /// Once a read has consumed `probation`, its pieces are at least this share of what it consumed.
     public var readAheadRatio: Double
-    /// A reader's pieces stay at `initialPieceSize` until it has consumed this many bytes. A player abandons
-    /// most reads it starts (each seek is one) after a few hundred KiB: with small pieces until then, such a
-    /// read costs the origin about two small pieces beyond what it played (at 6 % it would be about 15 %),
-    /// while a read that keeps going needs a few dozen more small requests before its pieces grow.
+    /// A read's pieces grow with what it consumed only after it consumed this many bytes: most reads a
+    /// player starts (each seek is one) are abandoned after a few hundred KiB.
     public var probation: Int64
+    /// How many bandwidth-delay products a read keeps requested ahead of its reader. 1 keeps the link busy
+    /// with the least waste when the read is abandoned; less starts slower, more wastes more per seek.
+    public var bandwidthDelayMultiple: Double
+    /// The first request to a host nothing is known of (and its share of a later read until the first
+    /// response gives a round trip).
+    public var firstRequestSize: Int64
+    /// The throughput assumed, in bytes per second, once a host's round trip is known and before enough
+    /// bytes arrived to measure its rate.
+    public var assumedBytesPerSecond: Double
+    /// A read keeps no more in flight than sustains this rate (bytes per second) over the measured round
+    /// trip. A link faster than that gains a player nothing (200 Mbit/s is eight 4K streams), while what an
+    /// abandoned read wastes grows with what was in flight: on loopback or a fast LAN, reads stay small.
+    public var sufficientBytesPerSecond: Double
     /// A reader that needs bytes a running request will reach within this distance waits for them instead
     /// of opening another request.
     public var joinDistance: Int64
-    /// How many times a failed request is tried again in a row without receiving a byte.
+    /// How many times a failed request is tried again in a row without receiving a byte, when the origin
+    /// answered (an error status) or refused the connection.
     public var retryLimit: Int
-    /// The wait before the first retry, in seconds; it doubles with each further one. (Seconds rather than
-    /// `Duration`, which iOS 15 lacks.)
+    /// The wait before the first retry, in seconds; it doubles with each further one, up to
+    /// `maximumRetryDelay`. (Seconds rather than `Duration`, which iOS 15 lacks.)
     public var retryDelay: TimeInterval
+    /// The longest wait between two retries, so a read resumes soon after a link comes back.
+    public var maximumRetryDelay: TimeInterval
+    /// A response that delivers no byte for this long is a stalled connection: it is dropped and the request
+    /// tried again, on a fresh connection, from the first byte still missing.
+    public var stallTimeout: TimeInterval
+    /// Requests that stall or time out (a link that went silent) are tried again for this long since their
+    /// last byte before the read fails, whatever `retryLimit` says.
+    public var outageTolerance: TimeInterval
     /// New bytes after which the index is brought up to date during a long request.
     public var indexInterval: Int64
     /// The largest chunk a reader returns at once from disk.
     public var readChunkSize: Int
-
-    /// The piece size for a reader that has consumed `consumed` bytes.
-    func pieceSize(afterConsuming consumed: Int64) -> Int64 {
-        guard consumed >= probation else { return initialPieceSize }
-        let proportional = Int64(Double(consumed) * readAheadRatio)
-        return min(maximumPieceSize, max(initialPieceSize, proportional))
-    }
 
     /// A policy; the defaults suit media over mobile and broadband networks.
     public init(
@@ -46,9 +61,16 @@ public struct FetchPolicy: Sendable, Hashable {
         maximumPieceSize: Int64 = 8 * 1024 * 1024,
         readAheadRatio: Double = 0.06,
         probation: Int64 = 1024 * 1024,
+        bandwidthDelayMultiple: Double = 1,
+        firstRequestSize: Int64 = 128 * 1024,
+        assumedBytesPerSecond: Double = 2_500_000,
+        sufficientBytesPerSecond: Double = 25_000_000,
         joinDistance: Int64 = 1024 * 1024,
         retryLimit: Int = 3,
         retryDelay: TimeInterval = 0.1,
+        maximumRetryDelay: TimeInterval = 0.5,
+        stallTimeout: TimeInterval = 2,
+        outageTolerance: TimeInterval = 12,
         indexInterval: Int64 = 4 * 1024 * 1024,
         readChunkSize: Int = 256 * 1024
     ) {
@@ -56,10 +78,39 @@ public struct FetchPolicy: Sendable, Hashable {
         self.maximumPieceSize = maximumPieceSize
         self.readAheadRatio = readAheadRatio
         self.probation = probation
+        self.bandwidthDelayMultiple = bandwidthDelayMultiple
+        self.firstRequestSize = firstRequestSize
+        self.assumedBytesPerSecond = assumedBytesPerSecond
+        self.sufficientBytesPerSecond = sufficientBytesPerSecond
         self.joinDistance = joinDistance
         self.retryLimit = retryLimit
         self.retryDelay = retryDelay
+        self.maximumRetryDelay = maximumRetryDelay
+        self.stallTimeout = stallTimeout
+        self.outageTolerance = outageTolerance
         self.indexInterval = indexInterval
         self.readChunkSize = readChunkSize
+    }
+
+    /// How far ahead of its reader a read's requests reach (`window`) and how large each new one is
+    /// (`piece`), for a read that has consumed `consumed` bytes over `link`.
+    func readAhead(afterConsuming consumed: Int64, link: LinkEstimate) -> (window: Int64, piece: Int64) {
+        let fill: Int64
+        if let roundTrip = link.roundTrip {
+            let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+            fill = Int64((rate * roundTrip * bandwidthDelayMultiple).rounded())
+        } else {
+            fill = firstRequestSize
+        }
+        let grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
+        // Two pieces per window, so the next is under way before the current one ends.
+        let piece = min(maximumPieceSize, max(initialPieceSize, fill / 2, grown))
+        let window = max(fill, piece + piece / 2)
+        return (window, piece)
+    }
+
+    /// The wait before retry number `attempt` (1 for the first).
+    func retryWait(attempt: Int) -> TimeInterval {
+        min(maximumRetryDelay, retryDelay * Double(1 << min(max(0, attempt - 1), 20)))
     }
 }

@@ -8,6 +8,8 @@ struct LoaderEnvironment: Sendable {
     let codec: any BlockCodec
     let clock: @Sendable () -> Date
     let problems: ProblemReporter
+    /// The links to origin hosts as measured so far, shared by every resource of the cache.
+    let link: LinkMonitor
     /// Told how many bytes a loader just stored, so limits are enforced as data is written.
     let didWrite: @Sendable (Int64) -> Void
 }

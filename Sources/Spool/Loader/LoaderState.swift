@@ -80,8 +80,9 @@ struct LoaderState {
         return min(reader.requestedEnd ?? info.length, info.length)
     }
 
-    /// What reader `id`, which has delivered everything before `position`, does next.
-    mutating func step(reader id: Int, position: Int64) -> Step {
+    /// What reader `id`, which has delivered everything before `position`, does next, over a link to the
+    /// origin as `link` describes it.
+    mutating func step(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Step {
         guard let reader = readers[id] else { return .fail(CancellationError()) }
         guard let info, let end = end(of: id) else {
             return .fail(SpoolError.invalidResponse("no content information"))
@@ -96,13 +97,13 @@ struct LoaderState {
         if let failure = reader.failure { return .fail(failure) }
 
         if readers[id]!.start == nil { readers[id]!.start = position }
-        let piece = policy.pieceSize(afterConsuming: position - readers[id]!.start!)
+        let (window, piece) = policy.readAhead(afterConsuming: position - readers[id]!.start!, link: link)
         var started: [(id: Int, range: Range<Int64>)] = []
         var cursor = coverGap(at: position, end: end, reader: id, piece: piece, started: &started)
-        // Keep the next piece requested before the current one ends, even when a whole piece arrives in
-        // one network chunk: the requests reach a piece and a half beyond the reader.
+        // Keep the link busy: requests reach a window (about a bandwidth-delay product) beyond the reader,
+        // so the next piece is under way before the current one ends.
         if info.acceptsRanges {
-            let horizon = min(end, position + piece + piece / 2)
+            let horizon = min(end, position + window)
             var steps = 0
             while cursor < horizon, steps < 8 {
                 steps += 1
@@ -120,10 +121,10 @@ struct LoaderState {
     /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
     /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
     /// an origin request.
-    func mustAskConsumer(reader id: Int, position: Int64) -> Bool {
+    func mustAskConsumer(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Bool {
         guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
         var trial = self
-        guard case .wait(let started) = trial.step(reader: id, position: position) else { return false }
+        guard case .wait(let started) = trial.step(reader: id, position: position, link: link) else { return false }
         return !started.isEmpty
     }
 
@@ -180,6 +181,24 @@ struct LoaderState {
     }
 
     // MARK: Requests
+
+    /// The response to a request sent before the content information was known (`requested`) brings that
+    /// information: records it, and the request as running from where its body starts, for readers to join
+    /// (none waits on it yet). Returns the request's id, and the requests to cancel when the response shows a
+    /// new version.
+    mutating func openDiscovered(
+        _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>
+    ) -> (id: Int, cancelled: [Int]) {
+        let id = makeID()
+        fetches[id] = Fetch(position: offset, end: max(offset, requested.upperBound), interested: [])
+        let cancelled = absorb(answered, servedFrom: offset, requested: requested.lowerBound, fetch: id) ?? []
+        if let info, var fetch = fetches[id] {
+            // An origin that ignored the range sends the whole body: take all of it, it will not be asked twice.
+            fetch.end = info.acceptsRanges ? min(fetch.end, info.length) : info.length
+            fetches[id] = fetch
+        }
+        return (id, cancelled)
+    }
 
     /// The range request `id` still has to deliver, or `nil` once it is finished or cancelled.
     func remaining(of id: Int) -> Range<Int64>? {

@@ -160,14 +160,14 @@ final class ResourceLoader: Sendable {
     // MARK: Content information
 
     /// The resource's content information: from the index if known, otherwise from the origin (one request,
-    /// shared by every caller that asks meanwhile).
-    func contentInfo() async throws -> ContentInfo {
+    /// shared by every caller that asks meanwhile). An origin that can read before the length is known gets
+    /// no `HEAD`: the first range request, from `offset` (where the first reader starts, up to at most `end`,
+    /// where it stops), brings the information, and its bytes are kept as any request's are.
+    func contentInfo(near offset: Int64 = 0, until end: Int64? = nil) async throws -> ContentInfo {
         let (known, task) = inner.withLock { inner -> (ContentInfo?, Task<ContentInfo, any Error>?) in
             if let info = inner.state.info { return (info, nil) }
             if let task = inner.infoTask { return (nil, task) }
-            let origin = origin
-            let url = url
-            let task = Task { try await origin.contentInfo(for: url) }
+            let task = Task { try await self.discoverContentInfo(near: offset, until: end) }
             inner.infoTask = task
             return (nil, task)
         }
@@ -188,6 +188,49 @@ final class ResourceLoader: Sendable {
             inner.withLock { $0.infoTask = nil }
             throw error
         }
+    }
+
+    /// Asks the origin for the content information: with a first range request from `offset` where the
+    /// origin allows it, otherwise (or when that request cannot tell, as past the end) with its own call.
+    private func discoverContentInfo(near offset: Int64, until end: Int64?) async throws -> ContentInfo {
+        guard origin.canReadBeforeContentInfo else { return try await origin.contentInfo(for: url) }
+        let link = environment.link.estimate(for: url)
+        let start = max(0, offset)
+        var size = max(policy.initialPieceSize, policy.readAhead(afterConsuming: 0, link: link).window)
+        if let end, end > start { size = min(size, end - start) }
+        let requested = start..<(start + size)
+        let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))
+        let began = LinkMonitor.now
+        var attempt = 0
+        var response: OriginReadResponse?
+        while response == nil {
+            let sent = LinkMonitor.now
+            do {
+                response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
+                environment.link.responded(url, after: LinkMonitor.now - sent)
+            } catch SpoolError.rangeNotSatisfiable, SpoolError.invalidResponse {
+                // Past the end, or an answer without a length: the origin's own call says what there is.
+                return try await origin.contentInfo(for: url)
+            } catch let error as SpoolError where error.isTransient {
+                attempt += 1
+                let silentLink = error == .timedOut && LinkMonitor.now - began < policy.outageTolerance
+                guard attempt <= policy.retryLimit || silentLink else { throw error }
+                try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: attempt) * 1_000_000_000))
+            }
+        }
+        guard let response else { throw CancellationError() }
+        let (id, cancelled, info) = try inner.withLock { inner -> (Int, [Task<Void, Never>], ContentInfo) in
+            let opened = inner.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
+            if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
+            inner.dirty = true
+            let cancelled = opened.cancelled.compactMap { inner.tasks[$0] }
+            inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
+            return (opened.id, cancelled, inner.state.info ?? response.info)
+        }
+        _ = id
+        for task in cancelled { task.cancel() }
+        notifyReaders()
+        return info
     }
 
     /// The bytes stored now.
@@ -235,22 +278,23 @@ final class ResourceLoader: Sendable {
     ) async throws -> Data? {
         while true {
             try Task.checkCancellation()
+            let link = environment.link.estimate(for: url)
             if priority == .prefetch, !inner.withLock({ $0.state.stored.contains(position) }) {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
             }
-            if let consumer, inner.withLock({ $0.state.mustAskConsumer(reader: id, position: position) }) {
+            if let consumer, inner.withLock({ $0.state.mustAskConsumer(reader: id, position: position, link: link) }) {
                 try await consumer()
                 inner.withLock { $0.state.consumerCaughtUp(reader: id) }
                 continue
             }
             let (step, seen) = inner.withLock { inner -> (LoaderState.Step, UInt64) in
                 inner.readerPositions[id] = position
-                var step = inner.state.step(reader: id, position: position)
+                var step = inner.state.step(reader: id, position: position, link: link)
                 if case .wait(let starts) = step, !starts.isEmpty, adoptStoredElsewhere(&inner) {
                     // Another process stored bytes since: take them rather than fetch them again.
                     for start in starts { inner.state.finishFetch(start.id, failure: nil) }
-                    step = inner.state.step(reader: id, position: position)
+                    step = inner.state.step(reader: id, position: position, link: link)
                 }
                 if case .wait(let starts) = step {
                     for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
@@ -466,26 +510,36 @@ final class ResourceLoader: Sendable {
 // MARK: - Fetching
 
 extension ResourceLoader {
-    /// Runs request `id` until it has delivered its range, is cancelled or fails for good.
-    private func runFetch(_ id: Int) async {
+    /// Runs request `id` until it has delivered its range, is cancelled or fails for good; `opened` is its
+    /// response when it was sent before the loader knew the resource (see `discoverContentInfo`).
+    ///
+    /// A response that delivers nothing for `stallTimeout` is dropped and the request sent again from its
+    /// first missing byte. Failures that say the link went silent (a stall, a timeout) are retried for
+    /// `outageTolerance` since the last byte; others `retryLimit` times in a row without a byte.
+    private func runFetch(_ id: Int, opened: OriginReadResponse? = nil) async {
+        var opened = opened
         var failuresInARow = 0
+        var lastProgress = LinkMonitor.now
         while true {
             let next = inner.withLock { inner in
                 inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
             }
             guard let (range, validator) = next else { return finishFetch(id, failure: nil) }
-            var progressed = false
+            let progress = LockedBox(false)
             do {
-                let response = try await origin.read(OriginReadRequest(url: url, range: range, validator: validator))
-                try absorb(response, requested: range.lowerBound, fetch: id)
-                var offset = response.offset
-                for try await chunk in response.body {
-                    let more = try store(chunk, at: offset, fetch: id)
-                    offset += Int64(chunk.count)
-                    progressed = progressed || !chunk.isEmpty
-                    notifyReaders()
-                    if !more { break }
+                let response: OriginReadResponse
+                if let first = opened {
+                    response = first
+                    opened = nil
+                } else {
+                    let sent = LinkMonitor.now
+                    let (origin, request) = (origin, OriginReadRequest(url: url, range: range, validator: validator))
+                    // A response head that does not come is a stall too (a silent link, a server that hangs).
+                    response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
+                    environment.link.responded(url, after: LinkMonitor.now - sent)
+                    try absorb(response, requested: range.lowerBound, fetch: id)
                 }
+                try await receive(response, fetch: id) { progress.withLock { $0 = true } }
                 guard let left = inner.withLock({ $0.state.remaining(of: id) }), !Task.isCancelled else {
                     return finishFetch(id, failure: nil)
                 }
@@ -498,13 +552,64 @@ extension ResourceLoader {
                     dropStoredVersion(exceptFetch: id)
                     return finishFetch(id, failure: SpoolError.resourceChanged)
                 }
-                failuresInARow = progressed ? 1 : failuresInARow + 1
-                guard (error as? SpoolError)?.isTransient == true, failuresInARow <= policy.retryLimit else {
-                    return finishFetch(id, failure: error)
+                let now = LinkMonitor.now
+                if progress.withLock({ $0 }) {
+                    failuresInARow = 1
+                    lastProgress = now
+                } else {
+                    failuresInARow += 1
                 }
-                let delay = policy.retryDelay * Double(1 << (failuresInARow - 1))
+                let silentLink: Bool
+                switch error as? SpoolError {
+                case .timedOut?: silentLink = true
+                default: silentLink = false
+                }
+                let retry = (error as? SpoolError)?.isTransient == true
+                    && (failuresInARow <= policy.retryLimit || (silentLink && now - lastProgress < policy.outageTolerance))
+                guard retry else { return finishFetch(id, failure: error) }
+                let delay = policy.retryWait(attempt: failuresInARow)
                 do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { return finishFetch(id, failure: nil) }
             }
+        }
+    }
+
+    /// Stores the body of `response` for request `id` until the request has what it asked for. Fails with
+    /// `SpoolError.timedOut` when no byte arrives for `stallTimeout`; `onBytes` is told of every chunk.
+    private func receive(
+        _ response: OriginReadResponse, fetch id: Int, onBytes: @escaping @Sendable () -> Void
+    ) async throws {
+        let url = url
+        let link = environment.link
+        let stallTimeout = policy.stallTimeout
+        let lastByte = LockedBox(LinkMonitor.now)
+        link.bodyStarted(url, at: LinkMonitor.now)
+        defer { link.bodyEnded(url, at: LinkMonitor.now) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var offset = response.offset
+                for try await chunk in response.body {
+                    let now = LinkMonitor.now
+                    lastByte.withLock { $0 = now }
+                    link.received(chunk.count, from: url, at: now)
+                    let more = try self.store(chunk, at: offset, fetch: id)
+                    offset += Int64(chunk.count)
+                    if !chunk.isEmpty { onBytes() }
+                    self.notifyReaders()
+                    if !more { return }
+                }
+            }
+            group.addTask {
+                // The watchdog: checks a few times per timeout whether bytes still come.
+                let tick = UInt64(max(0.01, stallTimeout / 4) * 1_000_000_000)
+                while true {
+                    try await Task.sleep(nanoseconds: tick)
+                    if LinkMonitor.now - lastByte.withLock({ $0 }) > stallTimeout {
+                        throw SpoolError.timedOut
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
         }
     }
 

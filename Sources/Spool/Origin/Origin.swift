@@ -16,6 +16,17 @@ public protocol Origin: Sendable {
     /// it needs. When `request.validator` no longer matches the resource, answer with the current version
     /// (and its `info`) rather than a range of it, as HTTP's `If-Range` does.
     func read(_ request: OriginReadRequest) async throws -> OriginReadResponse
+
+    /// Whether `read` may be called before the resource's length is known, with a range that may run past
+    /// its end: the response then carries the content information (and `rangeNotSatisfiable` the length
+    /// when the range starts past the end). The engine then learns about a resource from its first read,
+    /// saving `contentInfo`'s round trip. `false` unless an origin says otherwise.
+    var canReadBeforeContentInfo: Bool { get }
+}
+
+extension Origin {
+    /// Origins read only within the length `contentInfo` gave, unless they say otherwise.
+    public var canReadBeforeContentInfo: Bool { false }
 }
 
 /// A request for a byte range of a resource.

@@ -32,14 +32,17 @@ struct Get: AsyncParsableCommand {
     }
 
     private func fetch(_ url: URL, into cache: SpoolCache) async throws {
-        let info = try await cache.contentInfo(for: url)
         let requested = try range.map(RequestedRange.init) ?? RequestedRange(first: 0, last: nil)
+        // Before the content information: asking the origin for it brings (and caches) the first bytes.
+        let cachedAtStart = cache.cachedRanges(for: Resource(url: url))
+        let info = try await cache.contentInfo(
+            for: url, firstRead: requested.first..<(requested.last.map { $0 + 1 } ?? Int64.max))
         guard requested.first < info.length || (requested.first == 0 && info.length == 0) else {
             throw SpoolError.rangeNotSatisfiable(requested: requested.first, length: info.length)
         }
         let end = min(info.length, requested.last.map { $0 + 1 } ?? info.length)
         let wanted = requested.first..<end
-        let cachedBefore = cache.cachedRanges(for: Resource(url: url)).intersection(wanted).reduce(0) { $0 + $1.count }
+        let cachedBefore = cachedAtStart.intersection(wanted).reduce(0) { $0 + $1.count }
 
         let sink = try OutputSink(path: output)
         var progress = ProgressReporter(total: Int64(wanted.count))

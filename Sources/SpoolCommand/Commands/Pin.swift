@@ -24,8 +24,9 @@ struct Pin: AsyncParsableCommand {
 
     private func pin(_ url: URL, in cache: SpoolCache) async throws {
         let resource = Resource(url: url)
-        let info = try await cache.contentInfo(for: resource)
+        // Before the content information: asking the origin for it brings (and caches) the first bytes.
         let cachedBefore = cache.cachedRanges(for: resource).byteCount
+        let info = try await cache.contentInfo(for: resource)
         // `pin` reports no progress of its own: watch the cached bytes grow while it runs.
         let watcher = Task {
             var progress = ProgressReporter(total: info.length)

@@ -69,9 +69,12 @@ struct ProxyResponder: Sendable {
         _ resource: Resource, for head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer,
         pace: ClientPace?, record: inout ProxyLogRecord
     ) async throws {
+        // Measured before anything below starts filling the cache: asking for the content information
+        // brings the first bytes too.
+        let storedBefore = cache.cachedRanges(for: resource)
         let info: ContentInfo
         do {
-            info = try await cache.contentInfo(for: resource)
+            info = try await cache.contentInfo(for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head))
         } catch {
             throw FailureResponse(error: error)
         }
@@ -81,8 +84,7 @@ struct ProxyResponder: Sendable {
                 ifNoneMatch: head.headers.first(name: "if-none-match")),
             info: info, boundary: Self.makeBoundary())
         let ranges = plan.body.ranges.filter { !$0.isEmpty }
-        // Measured before the first read below starts filling the cache.
-        let state = cacheState(resource, ranges: ranges)
+        let state = cacheState(stored: storedBefore, ranges: ranges)
 
         // The first chunk is read before the head goes out, so that an origin failing right away becomes a
         // 502 or 504 instead of a 200 with a broken body.
@@ -157,11 +159,23 @@ struct ProxyResponder: Sendable {
         return Int64(chunk.count)
     }
 
-    /// `hit` when every requested byte is on disk, `miss` when none is, `partial` otherwise.
-    private func cacheState(_ resource: Resource, ranges: [Range<Int64>]) -> String? {
+    /// Where a cold request's first origin request should start, so that the one request that brings the
+    /// content information also brings the first bytes the client wants: the start of its first range
+    /// when that needs no length to resolve.
+    private static func firstRead(_ head: HTTPRequestHead) -> Range<Int64>? {
+        guard let header = head.headers.first(name: "range"),
+              let first = RangeSpecifier.parse(header: header)?.first else { return nil }
+        switch first {
+        case .bounded(let from, let last): return last >= from && last < .max ? from..<(last + 1) : nil
+        case .from(let from): return from..<Int64.max
+        case .suffix: return nil
+        }
+    }
+
+    /// `hit` when every requested byte is in `stored`, `miss` when none is, `partial` otherwise.
+    private func cacheState(stored: ByteRangeSet, ranges: [Range<Int64>]) -> String? {
         let wanted = ranges.reduce(Int64(0)) { $0 + $1.count64 }
         guard wanted > 0 else { return nil }
-        let stored = cache.cachedRanges(for: resource)
         let held = ranges.reduce(Int64(0)) { total, range in
             total + stored.intersection(range).reduce(0) { $0 + $1.count64 }
         }

@@ -59,6 +59,10 @@ public final class HTTPOrigin: Origin {
         return try await probe(url)
     }
 
+    /// HTTP answers a range that runs past the end with the bytes there are, and says the total length in
+    /// `Content-Range`: the first `GET` tells everything a `HEAD` would.
+    public var canReadBeforeContentInfo: Bool { true }
+
     public func read(_ request: OriginReadRequest) async throws -> OriginReadResponse {
         try Self.checkScheme(of: request.url)
         let (head, body) = try await send(

@@ -1,0 +1,11 @@
+import Foundation
+
+/// What the engine has measured of the network path to one origin host, from its own responses.
+struct LinkEstimate: Sendable, Hashable {
+    /// The shortest wait seen lately from sending a request to its response head: about one round trip
+    /// plus the server's time. `nil` before the first response.
+    var roundTrip: TimeInterval?
+    /// The fastest rate seen lately at which response bodies arrived from the host, all of them together,
+    /// in bytes per second. `nil` before enough bytes arrived to tell.
+    var bytesPerSecond: Double?
+}

@@ -1,0 +1,111 @@
+@testable import Spool
+import XCTest
+
+/// The fetch-scheduling decisions, as values: given the link as measured and what a reader consumed, how far
+/// ahead requests reach and how large they are; given a reader in a `LoaderState`, which requests start.
+final class ReadAheadTests: XCTestCase {
+    private let policy = FetchPolicy()
+    private static let KiB: Int64 = 1024
+
+    func testWindowFollowsTheBandwidthDelayProduct() {
+        let cases: [(name: String, link: LinkEstimate, consumed: Int64, window: Int64, piece: Int64)] = [
+            ("nothing known: the first request's size", LinkEstimate(), 0, 128 * Self.KiB, 64 * Self.KiB),
+            ("round trip known, rate assumed (2.5 MB/s x 40 ms)", LinkEstimate(roundTrip: 0.04), 0, 100_000, 50_000),
+            ("broadband: 40 ms, 40 Mbit/s", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000), 0, 200_000, 100_000),
+            ("mobile: 100 ms, 10 Mbit/s", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000), 0, 125_000, 62_500),
+            ("loopback: 0.2 ms, 100 MB/s", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000), 0, 24 * Self.KiB, 16 * Self.KiB),
+            ("a fast LAN: 2 ms at 1 GB/s needs only what sustains 25 MB/s", LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9),
+             0, 50_000, 25_000),
+            ("long read on loopback: 6 % of 10 MiB", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000),
+             10 * 1024 * Self.KiB, 943_717, 629_145),
+            ("before probation, no growth", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000),
+             900 * Self.KiB, 24 * Self.KiB, 16 * Self.KiB),
+            ("pieces never exceed the maximum", LinkEstimate(roundTrip: 1, bytesPerSecond: 100_000_000), 0, 25_000_000, 8 * 1024 * Self.KiB),
+        ]
+        for test in cases {
+            let (window, piece) = policy.readAhead(afterConsuming: test.consumed, link: test.link)
+            XCTAssertEqual(window, test.window, test.name)
+            XCTAssertEqual(piece, test.piece, test.name)
+        }
+    }
+
+    func testBandwidthDelayMultipleScalesTheWindow() {
+        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000)
+        for (multiple, window) in [(0.5, Int64(100_000)), (1, 200_000), (2, 400_000)] {
+            XCTAssertEqual(FetchPolicy(bandwidthDelayMultiple: multiple).readAhead(afterConsuming: 0, link: link).window, window)
+        }
+    }
+
+    func testRetryWaitsDoubleUpToTheCap() {
+        XCTAssertEqual((1...6).map { policy.retryWait(attempt: $0) }, [0.1, 0.2, 0.4, 0.5, 0.5, 0.5])
+    }
+
+    func testAReaderStartsRequestsCoveringOneWindowInPieces() {
+        let info = ContentInfo(length: 10_000_000)
+        let cases: [(name: String, link: LinkEstimate, starts: [Range<Int64>])] = [
+            ("broadband: two pieces of half a product", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
+             [0..<100_000, 100_000..<200_000]),
+            ("mobile", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000), [0..<62_500, 62_500..<125_000]),
+            ("loopback: small pieces, one and a half ahead", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000),
+             [0..<16_384, 16_384..<32_768]),
+        ]
+        for test in cases {
+            var state = LoaderState(policy: policy, info: info, stored: ByteRangeSet())
+            let reader = state.addReader(requestedEnd: nil)
+            guard case .wait(let started) = state.step(reader: reader, position: 0, link: test.link) else {
+                return XCTFail("\(test.name): expected to wait for requests")
+            }
+            XCTAssertEqual(started.map(\.range), test.starts, test.name)
+        }
+    }
+
+    func testARequestInFlightIsJoinedAndStoredBytesAreSkipped() {
+        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000)
+        var state = LoaderState(policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([150_000..<160_000]))
+        let first = state.addReader(requestedEnd: nil)
+        guard case .wait(let started) = state.step(reader: first, position: 0, link: link) else { return XCTFail() }
+        // Stored bytes are not asked for; a piece is whole even where it reaches past the window.
+        XCTAssertEqual(started.map(\.range), [0..<100_000, 100_000..<150_000, 160_000..<260_000])
+        let second = state.addReader(requestedEnd: nil)
+        guard case .wait(let joined) = state.step(reader: second, position: 10_000, link: link) else { return XCTFail() }
+        XCTAssertEqual(joined.map(\.range), [], "a second reader joins the requests under way")
+    }
+
+    func testAnOriginWithoutRangesGetsOneRequestForTheWholeGap() {
+        var state = LoaderState(policy: policy, info: ContentInfo(length: 3_000_000, acceptsRanges: false), stored: ByteRangeSet())
+        let reader = state.addReader(requestedEnd: nil)
+        guard case .wait(let started) = state.step(reader: reader, position: 0, link: LinkEstimate(roundTrip: 0.04)) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(started.map(\.range), [0..<3_000_000])
+    }
+
+    func testTheFirstResponseBringsTheContentInformationAndItsRequestRuns() {
+        let cases: [(name: String, answered: ContentInfo, offset: Int64, requested: Range<Int64>, acceptsRanges: Bool, remaining: Range<Int64>)] = [
+            ("a range inside the resource", ContentInfo(length: 1_000_000), 0, 0..<131_072, true, 0..<131_072),
+            ("a range running past the end is clamped", ContentInfo(length: 100_000), 50_000, 50_000..<181_072, true, 50_000..<100_000),
+            ("a server ignoring ranges sends everything", ContentInfo(length: 300_000), 0, 200_000..<331_072, false, 0..<300_000),
+        ]
+        for test in cases {
+            var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
+            let (id, cancelled) = state.openDiscovered(test.answered, servedFrom: test.offset, requested: test.requested)
+            XCTAssertEqual(cancelled, [], test.name)
+            XCTAssertEqual(state.info?.length, test.answered.length, test.name)
+            XCTAssertEqual(state.info?.acceptsRanges, test.acceptsRanges, test.name)
+            XCTAssertEqual(state.remaining(of: id), test.remaining, test.name)
+        }
+    }
+
+    func testAFirstResponseOfANewVersionDropsWhatWasStored() {
+        let old = ContentInfo(length: 1_000_000, entityTag: "\"a\"")
+        var state = LoaderState(policy: policy, info: old, stored: ByteRangeSet([0..<10_000]))
+        let reader = state.addReader(requestedEnd: nil)
+        guard case .read = state.step(reader: reader, position: 0) else { return XCTFail() }
+        guard case .wait(let running) = state.step(reader: reader, position: 10_000) else { return XCTFail() }
+        let (_, cancelled) = state.openDiscovered(
+            ContentInfo(length: 1_000_000, entityTag: "\"b\""), servedFrom: 500_000, requested: 500_000..<600_000)
+        XCTAssertEqual(Set(cancelled), Set(running.map(\.id)))
+        XCTAssertTrue(state.stored.isEmpty)
+        XCTAssertEqual(state.info?.entityTag, "\"b\"")
+    }
+}

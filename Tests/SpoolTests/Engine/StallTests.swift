@@ -1,0 +1,54 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+/// A connection that goes silent is noticed by time and replaced; a link that goes silent for a while is
+/// waited out; a server that refuses connections still fails a read promptly.
+final class StallTests: XCTestCase {
+    func testAStalledResponseIsDroppedAndTheReadResumesWhereItBroke() async throws {
+        let fixture = try HTTPFixture(test: self, length: 600_000)
+        // Every response stops after 150 KB and keeps its connection open, sending nothing more.
+        fixture.origin.behaviour.stallAfterBytes = 150_000
+        let cache = try fixture.makeCache(policy: FetchPolicy(stallTimeout: 0.3))
+        let started = Date()
+        let (data, error) = await collectUntilFailure(cache.read(fixture.url))
+        XCTAssertNil(error)
+        XCTAssertEqual(data, fixture.bytes(0..<600_000))
+        // The origin's own timeout is 10 s: only the stall detector can have ended the silent responses.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8)
+        XCTAssertGreaterThanOrEqual(fixture.origin.requests.count, 4, "each stalled response was sent again from its first missing byte")
+        await cache.close()
+    }
+
+    func testASilentLinkIsWaitedOutBeyondTheRetryLimit() async throws {
+        let fixture = try HTTPFixture(test: self, length: 400_000)
+        // The origin answers nothing for now, as over a link in a blackout.
+        fixture.origin.behaviour.answerDelay = 30
+        let policy = FetchPolicy(retryLimit: 1, stallTimeout: 0.25, outageTolerance: 8)
+        let cache = try fixture.makeCache(policy: policy)
+        let reading = Task { await collectUntilFailure(cache.read(fixture.url)) }
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        // The link comes back.
+        fixture.origin.behaviour.answerDelay = nil
+        let (data, error) = await reading.value
+        XCTAssertNil(error, "a silence shorter than outageTolerance fails no read")
+        XCTAssertEqual(data, fixture.bytes(0..<400_000))
+        await cache.close()
+    }
+
+    func testARefusedConnectionFailsTheReadWithoutWaitingOutAnOutage() async throws {
+        let closed = try TestOrigin()
+        let url = closed.url(for: "/gone.mp3")
+        closed.stop()
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(
+            directory: directory, origin: HTTPOrigin(timeout: 10), fetchPolicy: FetchPolicy(outageTolerance: 30)))
+        let started = Date()
+        let (_, error) = await collectUntilFailure(cache.read(url))
+        XCTAssertNotNil(error as? SpoolError)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "a refusal is an answer, not a silence")
+        await cache.close()
+    }
+}

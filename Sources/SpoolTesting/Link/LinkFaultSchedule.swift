@@ -38,6 +38,12 @@ public struct LinkFaultSchedule: Sendable, Hashable {
         public var time: TimeInterval
         /// The fault.
         public var kind: Kind
+
+        /// `kind` at `time` seconds after the emulator started.
+        public init(time: TimeInterval, kind: Kind) {
+            self.time = time
+            self.kind = kind
+        }
     }
 
     /// The faults of period `index` (0 is the first), in time order; the same for the same seed.

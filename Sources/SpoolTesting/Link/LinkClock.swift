@@ -11,9 +11,9 @@ enum LinkClock {
         UInt64(max(0, seconds) * 1_000_000_000)
     }
 
-    /// Rounded up, so a wait never ends before its deadline.
+    /// Rounded down: a wait that ends early is resumed, one that ends late cannot be undone.
     static func milliseconds(_ nanoseconds: UInt64) -> Int32 {
-        Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
+        Int32(clamping: nanoseconds / 1_000_000)
     }
 
     /// Sleeps `nanoseconds` (nanosleep is accurate to well under a millisecond on an idle core).

@@ -50,7 +50,15 @@ struct LinkPipe {
             let headDue = next.map { $0.due <= now } ?? false
             let wantRead = sourceOpen && inFlight < profile.window
             var timeout = LinkCore.slice
-            if let next, !headDue { timeout = min(timeout, next.due - now) }
+            if let next, !headDue {
+                let wait = next.due - now
+                // poll counts whole milliseconds; the last fraction is slept precisely instead.
+                if wait < 1_000_000 {
+                    LinkClock.sleep(wait)
+                    continue
+                }
+                timeout = min(timeout, wait)
+            }
             let ready = POSIXSocket.wait(
                 readable: wantRead ? source : nil, writable: headDue ? destination : nil,
                 milliseconds: LinkClock.milliseconds(timeout)

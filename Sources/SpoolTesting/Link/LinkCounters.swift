@@ -1,5 +1,5 @@
-/// What crossed an emulated link, read at one moment; byte counts are since start or the last
-/// `LinkEmulator.resetCounters()`.
+/// What crossed an emulated link, read at one moment; byte counts are everything on the connections (HTTP
+/// heads as well as bodies), since start or the last `LinkEmulator.resetCounters()`.
 public struct LinkCounters: Sendable, Hashable {
     /// Bytes the link took from the origin (upstream) side: counted when read, so bytes still in flight,
     /// which a client that gives up never receives, are included; this is what a metered link would bill.

@@ -20,10 +20,10 @@ public enum POSIXSocket {
     #if canImport(Glibc)
     private static let streamType = Int32(SOCK_STREAM.rawValue)
     // Linux has no per-socket SIGPIPE switch, so every send asks for no signal.
-    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
     private static let streamType = SOCK_STREAM
-    private static let sendFlags: Int32 = 0
+    static let sendFlags: Int32 = 0
     #endif
 
     /// 127.0.0.1 in network byte order.
@@ -40,12 +40,16 @@ public enum POSIXSocket {
         return address
     }
 
-    /// Opens a listening socket on 127.0.0.1; port 0 lets the kernel choose a free one.
-    public static func listenOnLoopback(port: UInt16 = 0, backlog: Int32 = 128) throws -> (fd: Int32, port: Int) {
+    /// Opens a listening socket on 127.0.0.1; port 0 lets the kernel choose a free one. `bufferBytes` sets
+    /// the kernel send and receive buffers, which accepted connections inherit.
+    public static func listenOnLoopback(
+        port: UInt16 = 0, backlog: Int32 = 128, bufferBytes: Int? = nil
+    ) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw Failure(operation: "socket", code: errno) }
         var reuse: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        if let bufferBytes { setBufferSizes(fd, bytes: bufferBytes) }
         var address = loopbackAddress(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -145,10 +149,12 @@ public enum POSIXSocket {
     }
 
     /// A blocking TCP connection to 127.0.0.1:`port` whose reads and writes fail after `timeoutSeconds`
-    /// without progress; the caller closes it.
-    public static func connectToLoopback(port: Int, timeoutSeconds: Int) throws -> Int32 {
+    /// without progress (0: never); `bufferBytes` sets the kernel send and receive buffers. The caller closes it.
+    public static func connectToLoopback(port: Int, timeoutSeconds: Int, bufferBytes: Int? = nil) throws -> Int32 {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw Failure(operation: "socket", code: errno) }
+        // Before connect, so the window the kernel advertises is sized from the small buffer.
+        if let bufferBytes { setBufferSizes(fd, bytes: bufferBytes) }
         var wait = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))

@@ -25,7 +25,11 @@ final class BrokenDelegateTests: XCTestCase {
     }
 
     func testRespondingAfterCancel() async {
-        let found = await failures(.respondAfterCancel)
+        let script = PlayerScript(requests: [
+            ScriptedRequest(info: true, data: false, offset: 0, length: 2),
+            ScriptedRequest(offset: 0, length: nil, cancelAfter: 60 * 1024),
+        ])
+        let found = await failures(.respondAfterCancel, script: script)
         assertCaught(found, "respond(with:) called after the request was cancelled")
         assertCaught(found, "finishLoading called after the request was cancelled")
     }

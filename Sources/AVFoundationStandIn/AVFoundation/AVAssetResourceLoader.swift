@@ -88,12 +88,15 @@ open class AVAssetResourceLoader: NSObject {
     func cancel(_ request: AVAssetResourceLoadingRequest) {
         guard request.core.markCancelled() else { return }
         guard let queue = delegateQueue else {
+            request.core.cancellationDelivering()
             request.core.cancellationDelivered()
             return
         }
         let box = UncheckedBox(value: (self, request))
         queue.async {
             let (loader, request) = box.value
+            // From here on, including inside didCancel itself, touching the request is a violation.
+            request.core.cancellationDelivering()
             loader.delegate?.resourceLoader(loader, didCancel: request)
             request.core.cancellationDelivered()
         }

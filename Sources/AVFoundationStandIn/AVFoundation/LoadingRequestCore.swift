@@ -13,7 +13,7 @@ final class LoadingRequestCore: @unchecked Sendable {
     private struct State {
         var phase = Phase.open
         var currentOffset: Int64
-        /// The delegate has been told of the cancellation (`didCancel` returned).
+        /// The delegate is being or has been told of the cancellation (`didCancel` was called).
         var cancellationDelivered = false
         var reported: Set<String> = []
     }
@@ -108,9 +108,13 @@ final class LoadingRequestCore: @unchecked Sendable {
         return cancelled
     }
 
+    /// The delegate is about to hear of the cancellation: it must not touch the request any more.
+    func cancellationDelivering() {
+        state.withLock { $0.cancellationDelivered = true }
+    }
+
     /// Tells the observer the cancellation has been delivered to the delegate.
     func cancellationDelivered() {
-        state.withLock { $0.cancellationDelivered = true }
         observer?.loadingRequestWasCancelled(index)
     }
 

@@ -72,7 +72,7 @@ final class LinkMonitor: Sendable {
             guard var host = hosts[Self.key(url)] else { return }
             host.settle(now)
             host.sampleBytes += Int64(count)
-            if host.sampleTime >= 4 * Self.minimumSampleTime { host.closeSample() }
+            if host.sampleTime >= Self.minimumSampleTime { host.closeSample() }
             hosts[Self.key(url)] = host
         }
     }

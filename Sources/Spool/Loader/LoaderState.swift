@@ -6,6 +6,9 @@ struct LoaderState {
         var position: Int64
         var end: Int64
         var interested: Set<Int>
+        /// Runs to its end even when every reader leaves: the first request of a resource, sent before anyone
+        /// could say what it needs, whose bytes the next request of a player almost always starts on.
+        var outlivesReaders = false
     }
 
     /// A reader of the resource.
@@ -68,7 +71,7 @@ struct LoaderState {
         for (fetchID, var fetch) in fetches where fetch.interested.contains(id) {
             fetch.interested.remove(id)
             fetches[fetchID] = fetch
-            if fetch.interested.isEmpty { orphans.append(fetchID) }
+            if fetch.interested.isEmpty, !fetch.outlivesReaders { orphans.append(fetchID) }
         }
         for fetchID in orphans { fetches[fetchID] = nil }
         return orphans
@@ -190,7 +193,7 @@ struct LoaderState {
         _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>
     ) -> (id: Int, cancelled: [Int]) {
         let id = makeID()
-        fetches[id] = Fetch(position: offset, end: max(offset, requested.upperBound), interested: [])
+        fetches[id] = Fetch(position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true)
         let cancelled = absorb(answered, servedFrom: offset, requested: requested.lowerBound, fetch: id) ?? []
         if let info, var fetch = fetches[id] {
             // An origin that ignored the range sends the whole body: take all of it, it will not be asked twice.

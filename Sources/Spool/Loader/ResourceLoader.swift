@@ -182,7 +182,9 @@ final class ResourceLoader: Sendable {
                 }
                 return inner.state.info!
             }
-            flush()
+            // In the background: the first GET's bytes may already be written, and syncing them here (tens of
+            // milliseconds on some disks) would delay the first byte the reader is waiting for.
+            flushSoon()
             return info
         } catch {
             inner.withLock { $0.infoTask = nil }
@@ -196,7 +198,11 @@ final class ResourceLoader: Sendable {
         guard origin.canReadBeforeContentInfo else { return try await origin.contentInfo(for: url) }
         let link = environment.link.estimate(for: url)
         let start = max(0, offset)
-        var size = max(policy.initialPieceSize, policy.readAhead(afterConsuming: 0, link: link).window)
+        // Until its head arrives nothing else can be asked for, and the requests asked for then need new
+        // connections (a round trip more): the first request carries two windows, or `firstRequestSize` for
+        // a host nothing is known of, so the link does not idle in between.
+        var size = link.roundTrip == nil
+            ? policy.firstRequestSize : max(policy.initialPieceSize, 2 * policy.readAhead(afterConsuming: 0, link: link).window)
         if let end, end > start { size = min(size, end - start) }
         let requested = start..<(start + size)
         let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTesting
 
 /// The work of `spool bench run`: sets up the rig, runs the scenarios in turn and collects their rows.
 struct BenchRunner {
@@ -33,6 +34,34 @@ struct BenchRunner {
         report.rows.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
         return report
+    }
+
+    /// `spool bench run --link`: the link scenarios, one report per profile, on a rig whose loopback files are
+    /// small (the loopback scenarios do not run).
+    func runLinks(_ profiles: [LinkProfile], plan linkPlan: LinkBenchPlan, spoolArguments: [String] = []) async throws -> [BenchReport] {
+        let tools = try BenchTools.find()
+        let rig = try BenchRig(plan: .tiny, tools: tools, linkFileBytes: linkPlan.fileBytes, progress: Self.progress)
+        var reports: [BenchReport] = []
+        for profile in profiles {
+            let started = Date()
+            let clock = DispatchTime.now().uptimeNanoseconds
+            var report = BenchReport(plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
+            report.conditions = [
+                "spool bench run --link \(profile.name)" + (plan.mode == "full" ? "" : " --\(plan.mode)")
+                    + ": \(Self.build) build, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(linkPlan.runs) run(s) per figure, medians shown",
+                "link: \(profile) (SpoolTesting's LinkEmulator, a loopback relay: round trip, one shared bandwidth cap, a window)",
+                "origin: nginx on 127.0.0.1 behind the link; direct: a raw-socket client reading the origin across the link; "
+                    + "Spool: `spool serve` whose origin is across the link; nginx slice proxy: proxy_cache + slice 1m across the link",
+                "every run starts a new link and empty caches; a distinct query string per measurement is a new entry in both proxies",
+                "Spool ÷ ref: Spool's median over the reference's; 'better' says which direction is good",
+            ] + (spoolArguments.isEmpty ? [] : ["spool serve " + spoolArguments.joined(separator: " ")])
+                + (Self.build == "debug" ? ["DEBUG BUILD: figures say little; build with -c release"] : [])
+            report.rows = try LinkScenario(rig: rig, plan: linkPlan, profile: profile, spoolArguments: spoolArguments)
+                .run(progress: Self.progress)
+            report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
+            reports.append(report)
+        }
+        return reports
     }
 
     /// What the reader of the table must know to read it right.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SpoolTesting
 
 /// `spool bench run`: Spool side by side with nginx on this machine, in one run.
 struct BenchRun: AsyncParsableCommand {
@@ -35,7 +36,28 @@ struct BenchRun: AsyncParsableCommand {
         help: ArgumentHelp("Run only these scenarios.", valueName: "scenario"))
     var only: [BenchScenario] = []
 
+    @Option(help: ArgumentHelp(
+        "Instead of the loopback scenarios, measure across an emulated link: \(LinkProfile.all.map(\.name).joined(separator: ", ")) or all.",
+        valueName: "profile"))
+    var link: String?
+
+    @Option(help: ArgumentHelp(
+        "With --link: start spool serve with this --bandwidth-delay-multiple (the read-ahead knob).", valueName: "n"))
+    var bandwidthDelayMultiple: Double?
+
+    private var linkProfiles: [LinkProfile]? {
+        get throws {
+            guard let link else { return nil }
+            if link == "all" { return LinkProfile.all }
+            guard let profile = LinkProfile.named(link) else {
+                throw ValidationError("unknown link profile '\(link)'; known: \(LinkProfile.all.map(\.name).joined(separator: ", ")), all")
+            }
+            return [profile]
+        }
+    }
+
     func validate() throws {
+        _ = try linkProfiles
         if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
         if quick && tiny { throw ValidationError("--quick and --tiny exclude each other") }
     }
@@ -45,10 +67,19 @@ struct BenchRun: AsyncParsableCommand {
         if let runs { (plan.runs, plan.memoryRuns) = (runs, runs) }
         var runner = BenchRunner(plan: plan)
         if !only.isEmpty { runner.scenarios = Set(only) }
-        let report = try await runner.run()
+        let reports: [BenchReport]
+        if let profiles = try linkProfiles {
+            var linkPlan = tiny ? LinkBenchPlan.tiny : quick ? LinkBenchPlan.quick : LinkBenchPlan.full
+            if let runs { linkPlan.runs = runs }
+            reports = try await runner.runLinks(
+                profiles, plan: linkPlan,
+                spoolArguments: bandwidthDelayMultiple.map { ["--bandwidth-delay-multiple", "\($0)"] } ?? [])
+        } else {
+            reports = [try await runner.run()]
+        }
         let file = URL(fileURLWithPath: json)
-        try report.json().write(to: file, options: .atomic)
-        print(report.rendered())
+        try BenchReport.json(reports).write(to: file, options: .atomic)
+        for report in reports { print(report.rendered() + "\n") }
         print("JSON: \(file.path)")
     }
 }

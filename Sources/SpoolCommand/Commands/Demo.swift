@@ -19,8 +19,16 @@ struct Demo: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Size of the generated media file in bytes.", valueName: "bytes"))
     var size: Int64 = 48 * 1024 * 1024
 
+    @Option(help: ArgumentHelp(
+        "Play across an emulated link: \(LinkProfile.all.map(\.name).joined(separator: ", ")). Adds a pass without the cache.",
+        valueName: "profile"))
+    var link: String?
+
     func validate() throws {
         guard size >= 4 * 1024 * 1024 else { throw ValidationError("--size must be at least 4194304 bytes") }
+        if let link, LinkProfile.named(link) == nil {
+            throw ValidationError("unknown link profile '\(link)'; known: \(LinkProfile.all.map(\.name).joined(separator: ", "))")
+        }
     }
 
     func run() async throws {
@@ -28,33 +36,50 @@ struct Demo: AsyncParsableCommand {
         defer { origin.stop() }
         let seed: UInt64 = 2026
         origin.serve(.generated(length: size, seed: seed), at: "/media/demo.mp4", contentType: "video/mp4")
-        let url = origin.url(for: "/media/demo.mp4")
+        let emulator = try link.flatMap(LinkProfile.named).map { try LinkEmulator(upstream: origin, profile: $0) }
+        defer { emulator?.stop() }
+        let url = emulator?.url(for: "/media/demo.mp4") ?? origin.url(for: "/media/demo.mp4")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
 
         print("origin:  \(origin.baseURL) serving /media/demo.mp4, \(ByteCountText.format(size)) of generated video/mp4")
+        if let emulator { print("link:    \(emulator.profile) between the player and the origin, at \(emulator.baseURL)") }
         print("cache:   \(directory.path)")
         print("session: \(PlayerSession.steps(size: size).count) reads like a player's: probe, play, tail, seeks, each abandoned part-way\n")
-        print(["pass", "played", "from origin", "from cache", "origin requests", "longest wait", "time"].map { $0.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined())
+        let columns = ["pass", "played", "from origin", "from cache", "requests", "first byte", "longest wait", "time"]
+        print(columns.map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined())
+        if let emulator {
+            // The same reads straight across the link, as a player without a cache makes them.
+            origin.resetCounters()
+            let direct = try PlayerSession.playDirect(url: url, port: emulator.port, size: size)
+            print(row("no cache", direct, fromOrigin: origin.bodyBytesSent, cached: 0, requests: origin.requestCount))
+        }
         var originBytesPerPass: [Int64] = []
         for pass in 1...2 {
             origin.resetCounters()
             let result = try await PlayerSession.play(cache: cache, url: url, size: size, seed: seed)
             let fromOrigin = origin.bodyBytesSent
             originBytesPerPass.append(fromOrigin)
-            print([
-                "\(pass)", ByteCountText.format(result.bytesPlayed), ByteCountText.format(fromOrigin),
-                ByteCountText.format(max(0, result.bytesPlayed - fromOrigin)),
-                "\(origin.requestCount)", String(format: "%.1f ms", result.longestWait * 1000),
-                String(format: "%.2f s", result.duration),
-            ].map { $0.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined())
+            print(row("\(pass)", result, fromOrigin: fromOrigin, cached: max(0, result.bytesPlayed - fromOrigin),
+                      requests: origin.requestCount))
         }
         print("\nevery byte played matched the origin's; every loading request was answered as AVPlayer requires.")
         guard originBytesPerPass[1] == 0 else {
             throw CommandFailure(message: "the second pass fetched \(originBytesPerPass[1]) bytes from the origin; it must fetch none")
         }
         print("second pass: served entirely from the cache, zero bytes from the origin.")
+    }
+}
+
+extension Demo {
+    /// One line of the table.
+    private func row(_ pass: String, _ result: PlayerSession.Result, fromOrigin: Int64, cached: Int64, requests: Int) -> String {
+        [
+            pass, ByteCountText.format(result.bytesPlayed), ByteCountText.format(fromOrigin), ByteCountText.format(cached),
+            "\(requests)", result.timeToFirstByte.map { String(format: "%.1f ms", $0 * 1000) } ?? "-",
+            String(format: "%.1f ms", result.longestWait * 1000), String(format: "%.2f s", result.duration),
+        ].map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined()
     }
 }
 
@@ -70,8 +95,30 @@ enum PlayerSession {
 
     struct Result {
         var bytesPlayed: Int64 = 0
+        var timeToFirstByte: TimeInterval?
         var longestWait: TimeInterval = 0
         var duration: TimeInterval = 0
+    }
+
+    /// Plays the steps with a plain HTTP client straight from `url`'s server at `port`, no cache: each
+    /// request `bytes=N-` (or the bounded range) cut once the player has what it takes.
+    static func playDirect(url: URL, port: Int, size: Int64) throws -> Result {
+        let reader = RangeReader(port: port)
+        let target = RangeReader.target(of: url)
+        var result = Result()
+        let start = Date()
+        for step in steps(size: size) {
+            let range = step.toEnd ? "bytes=\(step.offset)-" : "bytes=\(step.offset)-\(step.offset + step.take - 1)"
+            let transfer = try reader.get(target, range: range, limit: step.take)
+            guard transfer.status == 206, transfer.bodyBytes == step.take else {
+                throw CommandFailure(message: "the origin answered \(range) with \(transfer.status), \(transfer.bodyBytes) bytes")
+            }
+            if result.timeToFirstByte == nil { result.timeToFirstByte = transfer.firstBodyByte }
+            result.longestWait = max(result.longestWait, transfer.longestGap)
+            result.bytesPlayed += transfer.bodyBytes
+        }
+        result.duration = Date().timeIntervalSince(start)
+        return result
     }
 
     static func steps(size: Int64) -> [Step] {
@@ -110,7 +157,8 @@ enum PlayerSession {
         guard report.passed else {
             throw CommandFailure(message: "the player simulator found: \(report.failures.prefix(3).joined(separator: "; "))")
         }
-        return Result(bytesPlayed: report.bytesPlayed, longestWait: report.longestWait, duration: Date().timeIntervalSince(start))
+        return Result(bytesPlayed: report.bytesPlayed, timeToFirstByte: report.timeToFirstByte, longestWait: report.longestWait,
+                      duration: Date().timeIntervalSince(start))
     }
     #else
     /// Plays the steps through the engine, checking every byte against the generated content.
@@ -120,9 +168,11 @@ enum PlayerSession {
         for step in steps(size: size) {
             var position = step.offset
             var lastByte = Date()
+            let asked = Date()
             let stream = cache.read(url, from: step.offset, length: step.toEnd ? nil : step.take)
             for try await chunk in stream {
                 result.longestWait = max(result.longestWait, Date().timeIntervalSince(lastByte))
+                if result.timeToFirstByte == nil { result.timeToFirstByte = Date().timeIntervalSince(asked) }
                 let wanted = min(Int64(chunk.count), step.offset + step.take - position)
                 let expected = TestContent.generatedBytes(seed: seed, range: position..<(position + wanted))
                 guard chunk.prefix(Int(wanted)) == expected else {

@@ -39,12 +39,13 @@ struct CacheOptions: ParsableArguments {
     /// at the first origin request: a command that fetches closes what this returns, one that only reads the
     /// index may just use its cache.
     func openCache(
-        headers: [String: String] = [:], limits: CacheLimits = .unlimited, reportProblems: Bool = false
+        headers: [String: String] = [:], limits: CacheLimits = .unlimited, reportProblems: Bool = false,
+        fetchPolicy: FetchPolicy = FetchPolicy()
     ) throws -> CommandCache {
         let transport = AsyncHTTPClientTransport()
         let origin = HTTPOrigin(transport: transport, modifier: headers.isEmpty ? nil : .headers(headers))
         let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: origin, limits: limits, encryptionKey: try encryptionKey(),
+            directory: directory, origin: origin, fetchPolicy: fetchPolicy, limits: limits, encryptionKey: try encryptionKey(),
             onProblem: reportProblems ? ProblemPrinter.standardError : nil))
         return CommandCache(cache: cache, transport: transport)
     }

@@ -47,7 +47,12 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
     }
 
     func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
-        // Nothing to stop: the next chunk checks `isCancelled` on this same queue.
+        // Nothing to stop: the next chunk checks `isCancelled` on this same queue. The faulty delegate touches
+        // the request right here, which is already too late.
+        if fault == .respondAfterCancel {
+            loadingRequest.dataRequest?.respond(with: Data([0]))
+            loadingRequest.finishLoading()
+        }
     }
 
     private func send(_ box: Box, from offset: Int64) {
@@ -56,7 +61,10 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
             guard let dataRequest = request.dataRequest, fault == .respondAfterCancel || !request.isCancelled else { return }
             let end = dataRequest.requestsAllDataToEndOfResource
                 ? length : min(length, dataRequest.requestedOffset + Int64(dataRequest.requestedLength))
-            guard offset < end else { return finish(request) }
+            // The faulty delegate leaves the request open at its end, so the player's cancel always comes first.
+            guard offset < end else {
+                return fault == .respondAfterCancel && dataRequest.requestsAllDataToEndOfResource ? () : finish(request)
+            }
             let upper = min(end, offset + chunk)
             var bytes = TestResource.bytes(offset..<upper)
             if case let .wrongByte(at) = fault, (offset..<upper).contains(at) {

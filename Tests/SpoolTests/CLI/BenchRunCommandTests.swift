@@ -49,9 +49,31 @@ final class BenchRunCommandTests: XCTestCase {
         XCTAssertGreaterThan(warm["ratio"] as? Double ?? 0, 0)
     }
 
+    func testTinyLinkRunComparesSpoolWithReadingAcrossTheLinkDirectly() throws {
+        let directory = try makeTemporaryDirectory()
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("link.json")
+        let result = try CommandRunner().run(["bench", "run", "--link", "lan", "--tiny", "--json", json.path], timeout: 300)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("spool bench run --link lan"), result.stdout)
+        let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        for id in ["1", "2a", "2b", "3", "4a", "4b", "5", "6a", "6b", "6c", "7a", "7b", "7c", "8"] {
+            guard let row = rows.first(where: { $0.hasPrefix("| \(id) ") }) else {
+                XCTFail("no row \(id) in:\n\(result.stdout)")
+                continue
+            }
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertEqual(cells[3].first?.isNumber, true, "Spool's figure in \(row)")
+        }
+        XCTAssertTrue(rows.contains { $0.hasPrefix("| 6c ") && $0.contains("| 0.00 ") }, "a replayed session crosses the link with nothing")
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        XCTAssertEqual((document["rows"] as? [[String: Any]])?.count, 14)
+    }
+
     func testInvalidOptionsAreUsageErrors() throws {
         let runner = try CommandRunner()
         XCTAssertEqual(try runner.run(["bench", "run", "--runs", "0"]).status, 2)
         XCTAssertEqual(try runner.run(["bench", "run", "--quick", "--tiny"]).status, 2)
+        XCTAssertEqual(try runner.run(["bench", "run", "--link", "dial-up"]).status, 2)
     }
 }

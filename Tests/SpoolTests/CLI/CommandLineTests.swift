@@ -129,6 +129,16 @@ final class CommandLineTests: XCTestCase {
     }
     #endif
 
+    func testDemoAcrossAnEmulatedLinkComparesWithNoCache() throws {
+        let result = try CommandRunner().run(["demo", "--size", "8388608", "--link", "lan"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("link:    lan"), result.stdout)
+        let noCache = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("no cache") }, result.stdout)
+        XCTAssertTrue(noCache.contains(" ms"), "first byte and longest wait without the cache: \(noCache)")
+        XCTAssertTrue(result.stdout.contains("zero bytes from the origin"), result.stdout)
+        XCTAssertEqual(try CommandRunner().run(["demo", "--link", "dial-up"]).status, 2, "an unknown profile is a usage error")
+    }
+
     func testDemoRunsOfflineAndSecondPassIsFree() throws {
         let result = try CommandRunner().run(["demo", "--size", "8388608"])
         XCTAssertEqual(result.status, 0, result.stderr)

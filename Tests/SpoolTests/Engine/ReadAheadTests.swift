@@ -9,7 +9,7 @@ final class ReadAheadTests: XCTestCase {
 
     func testWindowFollowsTheBandwidthDelayProduct() {
         let cases: [(name: String, link: LinkEstimate, consumed: Int64, window: Int64, piece: Int64)] = [
-            ("nothing known: the first request's size", LinkEstimate(), 0, 128 * Self.KiB, 64 * Self.KiB),
+            ("nothing known: the first request's size", LinkEstimate(), 0, 512 * Self.KiB, 256 * Self.KiB),
             ("round trip known, rate assumed (2.5 MB/s x 40 ms)", LinkEstimate(roundTrip: 0.04), 0, 100_000, 50_000),
             ("broadband: 40 ms, 40 Mbit/s", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000), 0, 200_000, 100_000),
             ("mobile: 100 ms, 10 Mbit/s", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000), 0, 125_000, 62_500),
@@ -94,6 +94,24 @@ final class ReadAheadTests: XCTestCase {
             XCTAssertEqual(state.info?.acceptsRanges, test.acceptsRanges, test.name)
             XCTAssertEqual(state.remaining(of: id), test.remaining, test.name)
         }
+    }
+
+    func testTheFirstRequestRunsOnWhenItsReadersLeaveWhileOthersAreCancelled() {
+        var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
+        let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<524_288)
+        let probe = state.addReader(requestedEnd: 2)
+        guard case .wait(let joined) = state.step(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04)) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(joined.map(\.range), [], "the probe joins the first request")
+        XCTAssertEqual(state.removeReader(probe), [], "the player's next read starts on these bytes: not cancelled")
+        XCTAssertNotNil(state.remaining(of: first))
+
+        let seek = state.addReader(requestedEnd: nil)
+        guard case .wait(let started) = state.step(reader: seek, position: 5_000_000, link: LinkEstimate(roundTrip: 0.04)) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(Set(state.removeReader(seek)), Set(started.map(\.id)), "requests only an abandoned read needed stop")
     }
 
     func testAFirstResponseOfANewVersionDropsWhatWasStored() {

@@ -11,6 +11,8 @@ final class BenchRig {
         case session = "session.bin"
         case memory = "memory.bin"
         case video = "clip.mp4"
+        case videoFaststart = "clip-faststart.mp4"
+        case link = "link.bin"
     }
 
     let plan: BenchPlan
@@ -20,8 +22,9 @@ final class BenchRig {
     private let root: URL
     private(set) var sizes: [File: Int64] = [:]
 
-    /// Writes the files (the video with ffmpeg) and starts the origin.
-    init(plan: BenchPlan, tools: BenchTools, progress: (String) -> Void) throws {
+    /// Writes the files (the videos with ffmpeg) and starts the origin; `linkFileBytes` is the size of the
+    /// file the link benchmarks read.
+    init(plan: BenchPlan, tools: BenchTools, linkFileBytes: Int64 = 4 << 20, progress: (String) -> Void) throws {
         self.plan = plan
         self.tools = tools
         curl = CurlClient(command: tools.curl)
@@ -30,7 +33,7 @@ final class BenchRig {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let generated: [(File, Int64)] = [
             (.throughput, plan.throughputBytes), (.firstByte, 4 << 20), (.session, plan.sessionBytes),
-            (.memory, plan.memoryBytes),
+            (.memory, plan.memoryBytes), (.link, linkFileBytes),
         ]
         for (index, (file, length)) in generated.enumerated() {
             progress("writing \(file.rawValue) (\(ByteCountText.format(length)))")
@@ -40,6 +43,10 @@ final class BenchRig {
         progress("encoding \(File.video.rawValue) (\(plan.videoSeconds) s) with ffmpeg")
         try Self.encodeVideo(ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds, to: root.appendingPathComponent(File.video.rawValue))
         sizes[.video] = Self.size(of: root.appendingPathComponent(File.video.rawValue))
+        try Self.moveIndexToTheFront(
+            ffmpeg: tools.ffmpeg, of: root.appendingPathComponent(File.video.rawValue),
+            to: root.appendingPathComponent(File.videoFaststart.rawValue))
+        sizes[.videoFaststart] = Self.size(of: root.appendingPathComponent(File.videoFaststart.rawValue))
         origin = try NginxOrigin(serving: root, executable: tools.nginx)
     }
 
@@ -103,6 +110,13 @@ final class BenchRig {
              "-c:v", "mpeg4", "-q:v", "3", "-pix_fmt", "yuv420p", file.path],
             timeout: 300)
         guard output.status == 0 else { throw CommandFailure(message: "ffmpeg could not encode the test video: \(output.stderr)") }
+    }
+
+    /// The same video with its index first (`-movflags +faststart`), as streaming services publish it.
+    private static func moveIndexToTheFront(ffmpeg: ExternalCommand, of input: URL, to file: URL) throws {
+        let output = try ffmpeg.run(
+            ["-v", "error", "-y", "-i", input.path, "-c", "copy", "-movflags", "+faststart", file.path], timeout: 300)
+        guard output.status == 0 else { throw CommandFailure(message: "ffmpeg could not move the index: \(output.stderr)") }
     }
 
     private static func size(of file: URL) -> Int64 {

@@ -20,6 +20,12 @@ struct RangeReader: Sendable {
         var firstByte: Double
         /// Seconds from connecting to hanging up.
         var total: Double
+        /// Seconds from connecting to the first body byte, if any came.
+        var firstBodyByte: Double?
+        /// Seconds from connecting until the body reached each of the `marks` asked for (`nil`: never).
+        var markTimes: [Double?] = []
+        /// The longest wait for a byte: from connecting to the first, or between two receives.
+        var longestGap: Double = 0
     }
 
     let port: Int
@@ -30,7 +36,7 @@ struct RangeReader: Sendable {
 
     /// GETs `target` (path and query), with `Range: range` when given, reading at most `limit` body bytes
     /// (the whole body without one).
-    func get(_ target: String, range: String?, limit: Int64?) throws -> Transfer {
+    func get(_ target: String, range: String?, limit: Int64?, marks: [Int64] = []) throws -> Transfer {
         let start = DispatchTime.now().uptimeNanoseconds
         let fd = try connectLoopback()
         defer { close(fd) }
@@ -43,10 +49,23 @@ struct RangeReader: Sendable {
         var body: Int64 = 0
         var status = 0
         var headDone = false
+        var firstBodyByte: Double?
+        var markTimes = [Double?](repeating: nil, count: marks.count)
+        func noteBody() {
+            guard body > 0 else { return }
+            let now = Self.seconds(since: start)
+            if firstBodyByte == nil { firstBodyByte = now }
+            for (index, mark) in marks.enumerated() where markTimes[index] == nil && body >= mark { markTimes[index] = now }
+        }
         var wanted = limit
+        var lastReceive = 0.0
+        var longestGap = 0.0
         while wanted.map({ body < $0 }) ?? true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
+            let now = Self.seconds(since: start)
+            longestGap = max(longestGap, now - lastReceive)
+            lastReceive = now
             guard count > 0 else {
                 if count < 0 { throw failure("recv: \(String(cString: strerror(errno)))") }
                 break
@@ -54,6 +73,7 @@ struct RangeReader: Sendable {
             if firstByte == nil { firstByte = Self.seconds(since: start) }
             if headDone {
                 body += Int64(count)
+                noteBody()
                 continue
             }
             head += buffer[0..<count]
@@ -63,11 +83,12 @@ struct RangeReader: Sendable {
             // Stop at the end of the body even if the server keeps the connection open.
             if let length = Self.contentLength(of: head[..<end]) { wanted = min(wanted ?? length, length) }
             body += Int64(head.count - end)
+            noteBody()
         }
         guard headDone else { throw failure("the connection closed before a response head") }
         return Transfer(
             status: status, bodyBytes: wanted.map { min(body, $0) } ?? body, firstByte: firstByte ?? 0,
-            total: Self.seconds(since: start))
+            total: Self.seconds(since: start), firstBodyByte: firstBodyByte, markTimes: markTimes, longestGap: longestGap)
     }
 
     /// The request target (path and query, as encoded) of `url`.

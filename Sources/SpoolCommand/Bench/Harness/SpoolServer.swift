@@ -11,12 +11,12 @@ final class SpoolServer {
     private let mapping: ProxyURLMapping
     private var stopped = false
 
-    /// Starts this very executable as `spool serve` on a free loopback port.
-    init() throws {
+    /// Starts this very executable as `spool serve` on a free loopback port, with `arguments` added.
+    init(arguments extra: [String] = []) throws {
         cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-bench-serve-\(UUID().uuidString)", isDirectory: true)
         process = try BackgroundProcess(
-            executable: try Self.executable(), arguments: ["serve", "--port", "0", "--cache", cacheDirectory.path])
+            executable: try Self.executable(), arguments: ["serve", "--port", "0", "--cache", cacheDirectory.path] + extra)
         let line = try process.firstLine(timeout: 30)
         guard let url = URL(string: line), let port = url.port else {
             throw CommandFailure(message: "spool serve printed '\(line)', not its URL; stderr: \(process.stderr)")

@@ -12,6 +12,7 @@ struct BenchGoal: Sendable, Codable {
     var bound: Double
 
     static func ratio(atLeast bound: Double) -> BenchGoal { BenchGoal(subject: .ratio, atLeast: true, bound: bound) }
+    static func ratio(atMost bound: Double) -> BenchGoal { BenchGoal(subject: .ratio, atLeast: false, bound: bound) }
     static func value(atMost bound: Double) -> BenchGoal { BenchGoal(subject: .value, atLeast: false, bound: bound) }
 
     /// Whether the medians meet it; `nil` when the figure it bounds is missing.

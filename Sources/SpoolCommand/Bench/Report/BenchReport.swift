@@ -53,6 +53,14 @@ struct BenchReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// Several reports (one per link profile) as one JSON document: the report itself when there is one, an
+    /// array of them otherwise.
+    static func json(_ reports: [BenchReport]) throws -> Data {
+        guard reports.count != 1 else { return try reports[0].json() }
+        let documents = try reports.map { try JSONSerialization.jsonObject(with: $0.json()) }
+        return try JSONSerialization.data(withJSONObject: documents, options: [.prettyPrinted, .sortedKeys])
+    }
+
     /// The same figures as JSON, in base units (bytes, seconds), with every run's figure beside the medians.
     func json() throws -> Data {
         struct Side: Encodable {

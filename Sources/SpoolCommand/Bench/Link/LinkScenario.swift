@@ -1,0 +1,114 @@
+import Foundation
+import SpoolTesting
+
+/// `spool bench run --link PROFILE`: cold start, seeking, a full read, ffmpeg and a player session across an
+/// emulated link, Spool side by side with a client reading the origin directly across the same link (and
+/// the nginx slice proxy, in the notes), each run with empty caches.
+struct LinkScenario {
+    let rig: BenchRig
+    let plan: LinkBenchPlan
+    let profile: LinkProfile
+    /// Added to `spool serve`'s arguments (the read-ahead knob, for the trade-off curve).
+    var spoolArguments: [String] = []
+
+    private static let mebibyte: Int64 = 1 << 20
+
+    func run(progress: (String) -> Void) throws -> [BenchRow] {
+        var rows = LinkRows()
+        for run in 0..<plan.runs {
+            progress("\(profile.name): run \(run + 1) of \(plan.runs) (new link, empty caches)")
+            let clients = try LinkClients(rig: rig, profile: profile, spoolArguments: spoolArguments)
+            defer { clients.stop() }
+            for way in LinkClients.Way.allCases {
+                progress("\(profile.name): cold reads \(way)")
+                try tolerated(way, &rows) { try coldReads(clients, way, run: run, into: &$0) }
+            }
+            for way in [LinkClients.Way.direct, .spool] {
+                progress("\(profile.name): \(plan.seeks)-seek player session \(way)")
+                try tolerated(way, &rows) { try session(clients, way, run: run, into: &$0) }
+            }
+            progress("\(profile.name): warm reads through Spool")
+            try tolerated(.spool, &rows) { try warmReads(clients, run: run, into: &$0) }
+            rows.connections.append(Double(clients.link.counters.connectionsAccepted))
+        }
+        return rows.finished(profile: profile, plan: plan, fileBytes: rig.size(.link))
+    }
+
+    /// Runs `body`; over a link with faults a failure is counted (a client without retries fails when its
+    /// connection is reset) rather than ending the benchmark.
+    private func tolerated(_ way: LinkClients.Way, _ rows: inout LinkRows, _ body: (inout LinkRows) throws -> Void) throws {
+        do {
+            try body(&rows)
+        } catch where profile.faults != nil {
+            rows.failed(way, error)
+        }
+    }
+
+    private func coldReads(_ clients: LinkClients, _ way: LinkClients.Way, run: Int, into rows: inout LinkRows) throws {
+        let reader = clients.reader(way)
+        let start = try reader.get(
+            try clients.target(way, .link, query: "start-\(run)"), range: "bytes=0-", limit: 4 * Self.mebibyte,
+            marks: [Self.mebibyte, 4 * Self.mebibyte])
+        try check(start, way, "bytes=0-")
+        rows.record(way, first: start.firstBodyByte, mib1: start.markTimes[0], mib4: start.markTimes[1])
+
+        let offset = rig.size(.link) * 6 / 10
+        let seek = try reader.get(
+            try clients.target(way, .link, query: "seek-\(run)"), range: "bytes=\(offset)-", limit: Self.mebibyte,
+            marks: [Self.mebibyte])
+        try check(seek, way, "bytes=\(offset)-")
+        rows.record(way, seek: seek.markTimes[0])
+
+        if way != .slice {
+            rows.record(way, frameFirst: try firstFrame(try clients.url(way, .videoFaststart, query: "cold-\(run)")),
+                        frameEnd: try firstFrame(try clients.url(way, .video, query: "cold-\(run)")))
+        }
+        let whole = try reader.get(try clients.target(way, .link, query: "whole-\(run)"), range: nil, limit: nil)
+        guard whole.status == 200, whole.bodyBytes == rig.size(.link) else {
+            throw CommandFailure(message: "\(way): full read got status \(whole.status), \(whole.bodyBytes) bytes")
+        }
+        rows.record(way, throughput: Double(whole.bodyBytes) / whole.total)
+    }
+
+    private func session(_ clients: LinkClients, _ way: LinkClients.Way, run: Int, into rows: inout LinkRows) throws {
+        let session = SeekSession(size: rig.size(.link), seeks: plan.seeks, played: plan.playedPerRequest, seed: UInt64(run + 1))
+        let target = try clients.target(way, .link, query: "session-\(run)")
+        let before = clients.linkBytes()
+        let began = DispatchTime.now().uptimeNanoseconds
+        let played = try session.play(clients.reader(way), target: target)
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        let first = clients.linkBytes()
+        rows.record(way, sessionWall: wall, sessionTraffic: Double(first - before) / Double(played))
+        if way == .spool {
+            _ = try session.play(clients.reader(way), target: target)
+            rows.replayTraffic.append(Double(clients.linkBytes() - first) / Double(played))
+        }
+    }
+
+    private func warmReads(_ clients: LinkClients, run: Int, into rows: inout LinkRows) throws {
+        let start = try clients.reader(.spool).get(
+            try clients.target(.spool, .link, query: "start-\(run)"), range: "bytes=0-", limit: Self.mebibyte,
+            marks: [Self.mebibyte])
+        try check(start, .spool, "warm bytes=0-")
+        if let first = start.firstBodyByte { rows.warmFirst.append(first) }
+        if let mebibyte = start.markTimes[0] { rows.warmMiB.append(mebibyte) }
+        rows.warmFrame.append(try firstFrame(try clients.url(.spool, .video, query: "cold-\(run)")))
+    }
+
+    private func check(_ transfer: RangeReader.Transfer, _ way: LinkClients.Way, _ what: String) throws {
+        guard transfer.status == 206 else {
+            throw CommandFailure(message: "\(profile.name), \(way), \(what): status \(transfer.status)")
+        }
+    }
+
+    /// Wall time of `ffmpeg -i URL -frames:v 1 -f null -`: probe, then the first decoded frame.
+    private func firstFrame(_ url: URL) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let output = try rig.tools.ffmpeg.run(
+            ["-v", "error", "-nostdin", "-i", url.absoluteString, "-frames:v", "1", "-f", "null", "-"], timeout: 300)
+        guard output.status == 0 else {
+            throw CommandFailure(message: "ffmpeg could not decode a frame of \(url.absoluteString): \(output.stderr)")
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}

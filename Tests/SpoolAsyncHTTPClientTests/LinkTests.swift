@@ -1,0 +1,76 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+/// Reads across an emulated link (round trips, a bandwidth cap, faults), over both transports: the first GET
+/// brings the content information, connections are reused, and blackouts, resets and a stalled connection
+/// cost time, never a byte or a failed read.
+class LinkTests: XCTestCase {
+    var transport: OriginTransport { .urlSession }
+
+    private func makeLinkedCache(
+        _ fixture: HTTPFixture, profile: LinkProfile, policy: FetchPolicy = FetchPolicy()
+    ) throws -> (LinkEmulator, SpoolCache, URL) {
+        let link = try LinkEmulator(upstream: fixture.origin, profile: profile)
+        addTeardownBlock { link.stop() }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(
+            directory: fixture.directory, origin: fixture.makeHTTPOrigin(timeout: 10), fetchPolicy: policy))
+        return (link, cache, link.url(for: fixture.url.path))
+    }
+
+    func testAColdReadAsksNoHeadAndReusesItsConnections() async throws {
+        let fixture = try HTTPFixture(test: self, transport: transport, length: 3_000_000)
+        let (link, cache, url) = try makeLinkedCache(fixture, profile: .lan)
+        let data = try await collect(cache.read(url))
+        XCTAssertEqual(data, fixture.bytes(0..<3_000_000))
+        let methods = fixture.origin.requests.map(\.method)
+        XCTAssertEqual(methods.filter { $0 != "GET" }, [], "the first GET brings the content information")
+        XCTAssertGreaterThan(methods.count, 3)
+        // Requests overlap two or three at a time; each new connection costs a handshake, so they are reused.
+        XCTAssertLessThanOrEqual(link.counters.connectionsAccepted, 6, "\(methods.count) requests over \(link.counters.connectionsAccepted) connections")
+        print("[link] \(transport): \(methods.count) requests over \(link.counters.connectionsAccepted) connections")
+        await cache.close()
+    }
+
+    func testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt() async throws {
+        let fixture = try HTTPFixture(test: self, transport: transport, length: 4_000_000)
+        let policy = FetchPolicy(stallTimeout: 0.5, outageTolerance: 10)
+        let (link, cache, url) = try makeLinkedCache(fixture, profile: LinkProfile(name: "test", roundTrip: 0.01, bitsPerSecond: 16_000_000), policy: policy)
+        let reading = Task { try await collect(cache.read(url)) }
+        try await Task.sleep(nanoseconds: 400_000_000)
+        link.blackout(seconds: 2)
+        try await Task.sleep(nanoseconds: 2_600_000_000)
+        link.resetAllConnections()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        link.resetAllConnections()
+        let data = try await reading.value
+        XCTAssertEqual(data, fixture.bytes(0..<4_000_000))
+        await cache.close()
+    }
+
+    func testAStalledConnectionIsReplacedWhileOthersFlow() async throws {
+        let fixture = try HTTPFixture(test: self, transport: transport, length: 2_000_000)
+        let policy = FetchPolicy(stallTimeout: 0.4)
+        let (link, cache, url) = try makeLinkedCache(fixture, profile: .lan, policy: policy)
+        // The first connection (the first GET's) stops moving bytes for good.
+        link.stallNextConnection()
+        let started = Date()
+        let data = try await collect(cache.read(url))
+        XCTAssertEqual(data, fixture.bytes(0..<2_000_000))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8, "the origin timeout is 10 s: the stall detector replaced it")
+        await cache.close()
+    }
+}
+
+/// The same over AsyncHTTPClient.
+final class LinkOverAsyncHTTPClientTests: LinkTests {
+    override var transport: OriginTransport { .asyncHTTPClient }
+
+    // Linux test discovery does not see inherited test methods.
+    override func testAColdReadAsksNoHeadAndReusesItsConnections() async throws { try await super.testAColdReadAsksNoHeadAndReusesItsConnections() }
+    override func testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt() async throws {
+        try await super.testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt()
+    }
+    override func testAStalledConnectionIsReplacedWhileOthersFlow() async throws { try await super.testAStalledConnectionIsReplacedWhileOthersFlow() }
+}

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Both objects may be retained by an adapter independently; holding the state here (instead of a
 /// back-reference from the data request to its loading request) avoids a retain cycle and still lets a
-/// `respond(with:)` on a finished request be detected.
+/// `respond(with:)` on a finished request be detected. `@unchecked Sendable`: what changes is in a `Locked`,
+/// the rest is set once in `init` (the loader and observer are weak references, read atomically).
 final class LoadingRequestCore: @unchecked Sendable {
     /// How a request ended, if it did.
     enum Phase { case open, finished, cancelled }

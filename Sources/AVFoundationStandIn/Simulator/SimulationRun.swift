@@ -2,7 +2,9 @@
 import Foundation
 
 /// The bookkeeping and checks of one `PlayerSimulator.run`: receives every event of the requests it
-/// issued, compares bytes, decides when the player cancels, and builds the report.
+/// issued, compares bytes, decides when the player cancels, and builds the report. `@unchecked Sendable`:
+/// events arrive from the delegate queue and the player's; what changes is in a `Locked`, the rest is set in
+/// `init`.
 final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
     /// What the script asks of one request, resolved against the resource length.
     struct Plan {

@@ -36,16 +36,12 @@ final class AdapterBehaviourTests: XCTestCase {
     @MainActor
     func testQueueCancellerReleasesTheRequestsOfAnItemThatLeaves() async throws {
         let fixture = try AdapterFixture(test: self)
-        let length: Int64 = 20_000_000
-        let url = fixture.serve("/q/long.mp3", length: length, seed: 22, type: "audio/mpeg")
-        fixture.origin.behaviour.throttleBytesPerSecond = 2_000_000
+        let (url, length) = fixture.serveSlowly("/q/long.mp3", seed: 22, type: "audio/mpeg")
         let asset = SpoolAsset(url: url, cache: fixture.cache)
         let item = AVPlayerItem(asset: asset)
         let player = AVQueuePlayer(items: [item, AVPlayerItem(url: URL(string: "https://example.com/next.mp3")!)])
         let canceller = QueueLoadingCanceller(player: player)
-        let simulator = PlayerSimulator(
-            asset: asset, expectedBytes: { TestContent.generatedBytes(seed: 22, range: $0) }, resourceLength: length)
-        let playing = Task { await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil)], toEndReadLimit: nil), timeout: 30) }
+        let playing = fixture.startPlaying(asset, length: length, seed: 22)
         try await Task.sleep(for: .milliseconds(400))
         canceller.remove(item)
         let report = await playing.value
@@ -62,15 +58,11 @@ final class AdapterBehaviourTests: XCTestCase {
     @MainActor
     func testAnItemThatPlayedToItsEndIsReleasedWhicheverThreadAnnouncesIt() async throws {
         let fixture = try AdapterFixture(test: self)
-        let length: Int64 = 20_000_000
-        let url = fixture.serve("/q/ended.mp3", length: length, seed: 23, type: "audio/mpeg")
-        fixture.origin.behaviour.throttleBytesPerSecond = 2_000_000
+        let (url, length) = fixture.serveSlowly("/q/ended.mp3", seed: 23, type: "audio/mpeg")
         let asset = SpoolAsset(url: url, cache: fixture.cache)
         let item = AVPlayerItem(asset: asset)
         let canceller = QueueLoadingCanceller(player: AVQueuePlayer(items: [item]))
-        let simulator = PlayerSimulator(
-            asset: asset, expectedBytes: { TestContent.generatedBytes(seed: 23, range: $0) }, resourceLength: length)
-        let playing = Task { await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil)], toEndReadLimit: nil), timeout: 30) }
+        let playing = fixture.startPlaying(asset, length: length, seed: 23)
         try await Task.sleep(for: .milliseconds(300))
         // AVFoundation may post the notification on any thread.
         DispatchQueue.global().async {
@@ -84,18 +76,14 @@ final class AdapterBehaviourTests: XCTestCase {
 
     func testCancelLoadingFinishesEveryOpenRequestWithACancellationError() async throws {
         let fixture = try AdapterFixture(test: self)
-        let length: Int64 = 20_000_000
-        let url = fixture.serve("/c/long.mp4", length: length, seed: 24, type: "video/mp4")
-        fixture.origin.behaviour.throttleBytesPerSecond = 2_000_000
+        let (url, length) = fixture.serveSlowly("/c/long.mp4", seed: 24, type: "video/mp4")
         let asset = SpoolAsset(url: url, cache: fixture.cache)
-        let simulator = PlayerSimulator(
-            asset: asset, expectedBytes: { TestContent.generatedBytes(seed: 24, range: $0) }, resourceLength: length)
         let script = PlayerScript(requests: [
             ScriptedRequest(info: true, data: true, offset: 0, length: 2),
             ScriptedRequest(offset: 0, length: nil),
             ScriptedRequest(offset: length - 4_000_000, length: 4_000_000, openWith: [1]),
         ], toEndReadLimit: nil)
-        let playing = Task { await simulator.run(script, timeout: 30) }
+        let playing = fixture.startPlaying(asset, length: length, seed: 24, script: script)
         try await Task.sleep(for: .milliseconds(500))
         asset.cancelLoading()
         let report = await playing.value
@@ -105,15 +93,10 @@ final class AdapterBehaviourTests: XCTestCase {
 
     func testDroppingTheAssetFinishesItsOpenRequests() async throws {
         let fixture = try AdapterFixture(test: self)
-        let length: Int64 = 20_000_000
-        let url = fixture.serve("/d/long.mp4", length: length, seed: 25, type: "video/mp4")
-        fixture.origin.behaviour.throttleBytesPerSecond = 2_000_000
+        let (url, length) = fixture.serveSlowly("/d/long.mp4", seed: 25, type: "video/mp4")
         var asset: SpoolAsset? = SpoolAsset(url: url, cache: fixture.cache)
         weak let released = asset
-        let simulator = PlayerSimulator(
-            asset: try XCTUnwrap(asset), expectedBytes: { TestContent.generatedBytes(seed: 25, range: $0) },
-            resourceLength: length, hold: .weak)
-        let playing = Task { await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil)], toEndReadLimit: nil), timeout: 30) }
+        let playing = fixture.startPlaying(try XCTUnwrap(asset), length: length, seed: 25, hold: .weak)
         try await Task.sleep(for: .milliseconds(400))
         asset = nil
         XCTAssertNil(released, "nothing but the app holds the asset")

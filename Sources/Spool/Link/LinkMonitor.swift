@@ -40,52 +40,51 @@ final class LinkMonitor: Sendable {
 
     /// The current estimate for `url`'s host.
     func estimate(for url: URL) -> LinkEstimate {
-        hosts.withLock { hosts in
-            guard let host = hosts[Self.key(url)] else { return LinkEstimate() }
+        let key = Self.key(url)
+        return hosts.withLock { hosts in
+            guard let host = hosts[key] else { return LinkEstimate() }
             return LinkEstimate(roundTrip: host.roundTrips.min(), bytesPerSecond: host.rates.max())
         }
     }
 
     /// A request to `url` got its response head `seconds` after it was sent.
     func responded(_ url: URL, after seconds: TimeInterval) {
-        hosts.withLock { hosts in
-            var host = hosts[Self.key(url)] ?? Host()
+        update(url) { host in
             host.roundTrips.append(max(0, seconds))
             if host.roundTrips.count > Self.samplesKept { host.roundTrips.removeFirst() }
-            hosts[Self.key(url)] = host
         }
     }
 
     /// A response body from `url`'s host starts arriving.
     func bodyStarted(_ url: URL, at now: TimeInterval) {
-        hosts.withLock { hosts in
-            var host = hosts[Self.key(url)] ?? Host()
+        update(url) { host in
             host.settle(now)
             host.receiving += 1
-            hosts[Self.key(url)] = host
         }
     }
 
     /// `count` body bytes arrived from `url`'s host.
     func received(_ count: Int, from url: URL, at now: TimeInterval) {
-        hosts.withLock { hosts in
-            guard var host = hosts[Self.key(url)] else { return }
+        update(url) { host in
             host.settle(now)
             host.sampleBytes += Int64(count)
             if host.sampleTime >= Self.minimumSampleTime { host.closeSample() }
-            hosts[Self.key(url)] = host
         }
     }
 
     /// A response body from `url`'s host ended (complete, cancelled or failed).
     func bodyEnded(_ url: URL, at now: TimeInterval) {
-        hosts.withLock { hosts in
-            guard var host = hosts[Self.key(url)] else { return }
+        update(url) { host in
             host.settle(now)
             host.receiving = max(0, host.receiving - 1)
             if host.receiving == 0 { host.closeSample() }
-            hosts[Self.key(url)] = host
         }
+    }
+
+    /// Changes the record of `url`'s host (a new one if there is none yet) under the lock.
+    private func update(_ url: URL, _ change: (inout Host) -> Void) {
+        let key = Self.key(url)
+        hosts.withLock { hosts in change(&hosts[key, default: Host()]) }
     }
 
     /// Monotonic seconds (the wall clock can jump).

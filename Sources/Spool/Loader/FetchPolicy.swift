@@ -111,6 +111,14 @@ public struct FetchPolicy: Sendable, Hashable {
         return (window, piece)
     }
 
+    /// Whether a request that failed with `error`, after `failuresInARow` failures without a byte in between,
+    /// is tried again: a transient failure up to `retryLimit` times, and one that says the link went silent
+    /// (`SpoolError.timedOut`: a stall, no answer) for as long as the silence is shorter than `outageTolerance`.
+    func retries(after error: any Error, failuresInARow: Int, silentFor silence: TimeInterval) -> Bool {
+        guard let failure = error as? SpoolError, failure.isTransient else { return false }
+        return failuresInARow <= retryLimit || (failure == .timedOut && silence < outageTolerance)
+    }
+
     /// The wait before retry number `attempt` (1 for the first).
     func retryWait(attempt: Int) -> TimeInterval {
         min(maximumRetryDelay, retryDelay * Double(1 << min(max(0, attempt - 1), 20)))

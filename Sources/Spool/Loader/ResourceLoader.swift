@@ -207,33 +207,30 @@ final class ResourceLoader: Sendable {
         let requested = start..<(start + size)
         let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))
         let began = LinkMonitor.now
-        var attempt = 0
-        var response: OriginReadResponse?
-        while response == nil {
+        var failures = 0
+        let response: OriginReadResponse
+        while true {
             let sent = LinkMonitor.now
             do {
                 response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
                 environment.link.responded(url, after: LinkMonitor.now - sent)
+                break
             } catch SpoolError.rangeNotSatisfiable, SpoolError.invalidResponse {
                 // Past the end, or an answer without a length: the origin's own call says what there is.
                 return try await origin.contentInfo(for: url)
-            } catch let error as SpoolError where error.isTransient {
-                attempt += 1
-                let silentLink = error == .timedOut && LinkMonitor.now - began < policy.outageTolerance
-                guard attempt <= policy.retryLimit || silentLink else { throw error }
-                try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: attempt) * 1_000_000_000))
+            } catch {
+                failures += 1
+                guard policy.retries(after: error, failuresInARow: failures, silentFor: LinkMonitor.now - began) else { throw error }
+                try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: failures) * 1_000_000_000))
             }
         }
-        guard let response else { throw CancellationError() }
-        let (id, cancelled, info) = try inner.withLock { inner -> (Int, [Task<Void, Never>], ContentInfo) in
+        let (cancelled, info) = try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
             let opened = inner.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
             if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
             inner.dirty = true
-            let cancelled = opened.cancelled.compactMap { inner.tasks[$0] }
             inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
-            return (opened.id, cancelled, inner.state.info ?? response.info)
+            return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info)
         }
-        _ = id
         for task in cancelled { task.cancel() }
         notifyReaders()
         return info
@@ -565,14 +562,9 @@ extension ResourceLoader {
                 } else {
                     failuresInARow += 1
                 }
-                let silentLink: Bool
-                switch error as? SpoolError {
-                case .timedOut?: silentLink = true
-                default: silentLink = false
+                guard policy.retries(after: error, failuresInARow: failuresInARow, silentFor: now - lastProgress) else {
+                    return finishFetch(id, failure: error)
                 }
-                let retry = (error as? SpoolError)?.isTransient == true
-                    && (failuresInARow <= policy.retryLimit || (silentLink && now - lastProgress < policy.outageTolerance))
-                guard retry else { return finishFetch(id, failure: error) }
                 let delay = policy.retryWait(attempt: failuresInARow)
                 do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { return finishFetch(id, failure: nil) }
             }

@@ -36,6 +36,21 @@ final class ReadAheadTests: XCTestCase {
         }
     }
 
+    func testWhatIsRetriedAndForHowLong() {
+        let cases: [(name: String, error: any Error, failures: Int, silence: TimeInterval, retried: Bool)] = [
+            ("a dropped connection, within the limit", SpoolError.network("reset"), 3, 0, true),
+            ("a dropped connection, past the limit", SpoolError.network("reset"), 4, 0, false),
+            ("an error status past the limit, however short", SpoolError.httpStatus(503), 4, 0.1, false),
+            ("a silent link past the limit, within the tolerance", SpoolError.timedOut, 20, 11, true),
+            ("a silent link past the tolerance", SpoolError.timedOut, 20, 12, false),
+            ("not transient", SpoolError.httpStatus(404), 1, 0, false),
+            ("not the origin's: cancelled", CancellationError(), 1, 0, false),
+        ]
+        for test in cases {
+            XCTAssertEqual(policy.retries(after: test.error, failuresInARow: test.failures, silentFor: test.silence), test.retried, test.name)
+        }
+    }
+
     func testRetryWaitsDoubleUpToTheCap() {
         XCTAssertEqual((1...6).map { policy.retryWait(attempt: $0) }, [0.1, 0.2, 0.4, 0.5, 0.5, 0.5])
     }

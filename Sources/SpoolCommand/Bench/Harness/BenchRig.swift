@@ -85,14 +85,7 @@ final class BenchRig {
     /// excepted), once its log has been quiet for `quiet`
     /// seconds: nginx logs a response only when it ends, and a proxy may still be finishing one.
     func originBytes(_ file: File, quiet: TimeInterval = 0.5) throws -> Int64 {
-        var last = try loggedBytes(file)
-        var stableSince = Date()
-        while Date().timeIntervalSince(stableSince) < quiet {
-            Thread.sleep(forTimeInterval: 0.05)
-            let now = try loggedBytes(file)
-            if now != last { (last, stableSince) = (now, Date()) }
-        }
-        return last
+        try settledCount(quiet: quiet) { try loggedBytes(file) }
     }
 
     private func loggedBytes(_ file: File) throws -> Int64 {

@@ -53,13 +53,6 @@ final class LinkClients {
     /// Bytes that entered the link from the origin (in flight included), once the count has been still for
     /// `quiet` seconds: a proxy may be finishing requests its client abandoned.
     func linkBytes(quiet: TimeInterval = 0.5) -> Int64 {
-        var last = link.counters.bytesFromUpstream
-        var stableSince = Date()
-        while Date().timeIntervalSince(stableSince) < quiet {
-            Thread.sleep(forTimeInterval: 0.05)
-            let now = link.counters.bytesFromUpstream
-            if now != last { (last, stableSince) = (now, Date()) }
-        }
-        return last
+        settledCount(quiet: quiet) { link.counters.bytesFromUpstream }
     }
 }

@@ -27,8 +27,11 @@ class LinkTests: XCTestCase {
         let methods = fixture.origin.requests.map(\.method)
         XCTAssertEqual(methods.filter { $0 != "GET" }, [], "the first GET brings the content information")
         XCTAssertGreaterThan(methods.count, 3)
-        // Requests overlap two or three at a time; each new connection costs a handshake, so they are reused.
-        XCTAssertLessThanOrEqual(link.counters.connectionsAccepted, 6, "\(methods.count) requests over \(link.counters.connectionsAccepted) connections")
+        // At most a window of two bandwidth-delay products (every connection busy) in quarter-product pieces
+        // runs at once, eight or nine requests; each new connection costs a handshake, so they are reused.
+        let connections = link.counters.connectionsAccepted
+        XCTAssertLessThanOrEqual(connections, 10, "\(methods.count) requests over \(connections) connections")
+        XCTAssertGreaterThanOrEqual(methods.count, 3 * connections, "\(methods.count) requests over \(connections) connections")
         print("[link] \(transport): \(methods.count) requests over \(link.counters.connectionsAccepted) connections")
         await cache.close()
     }

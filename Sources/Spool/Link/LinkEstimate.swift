@@ -5,7 +5,9 @@ struct LinkEstimate: Sendable, Hashable {
     /// The shortest wait seen lately from sending a request to its response head: about one round trip
     /// plus the server's time. `nil` before the first response.
     var roundTrip: TimeInterval?
-    /// The fastest rate seen lately at which response bodies arrived from the host, all of them together,
-    /// in bytes per second. `nil` before enough bytes arrived to tell.
+    /// The rate at which response bodies arrived from the host lately, all of them together, in bytes per
+    /// second. `nil` before enough bytes arrived to tell.
     var bytesPerSecond: Double?
+    /// Connections to the host that are likely open and idle, so that a request sent now needs no handshake.
+    var spareConnections = 0
 }

@@ -3,24 +3,47 @@ import Foundation
 /// Measures, per origin host, the round trip and throughput of the links the engine's requests cross, so
 /// that requests are sized from what the network shows rather than from constants.
 ///
-/// Round trips are the shortest recent waits from request to response head (new connections, which cost a
-/// handshake more, and busy servers only ever lengthen a wait). Throughput is the fastest recent rate at
+/// Round trips are the shortest waits from request to response head over the last `roundTripWindow` seconds,
+/// of requests sent while an idle connection was likely open (half the wait of one on a new connection, which
+/// costs a handshake more, until there is such a sample). Queues on a busy link and
+/// busy servers only ever lengthen a wait, so the shortest is the path's own; a window of seconds rather
+/// than of samples keeps one seen before a long busy stretch, or the estimate would grow with the requests
+/// in flight it sizes. Throughput is the median of recent rates at
 /// which bodies arrived while at least one was arriving: concurrent responses share the link, so they are
-/// counted together. Every call is short and takes only this monitor's lock; no call reaches out of it.
+/// counted together, and the median neither chases a burst nor a pause. Connections are counted from the
+/// requests themselves: the most that ran at once are open, less those that ended without finishing their
+/// body (a transport closes those), until the host has been idle longer than servers keep connections.
+/// Every call is short and takes only this monitor's lock; no call reaches out of it.
 final class LinkMonitor: Sendable {
     /// Samples kept per host; old ones age out, so an estimate follows a link that changed.
     static let samplesKept = 12
     /// A rate sample needs at least this much body time and this many bytes, or timer noise dominates.
-    static let minimumSampleTime: TimeInterval = 0.02
+    static let minimumSampleTime: TimeInterval = 0.04
     static let minimumSampleBytes: Int64 = 64 * 1024
+    /// How long a round-trip sample counts.
+    static let roundTripWindow: TimeInterval = 10
+    /// After this long without a request, a host's idle connections are taken as closed (servers commonly
+    /// close idle connections after 5 to 75 seconds).
+    static let idleConnectionLifetime: TimeInterval = 5
 
     private struct Host {
-        var roundTrips: [TimeInterval] = []
+        var roundTrips: [(at: TimeInterval, seconds: TimeInterval)] = []
+        /// The same for requests sent on a new connection.
+        var handshakeRoundTrips: [(at: TimeInterval, seconds: TimeInterval)] = []
         var rates: [Double] = []
         var receiving = 0
         var lastEvent: TimeInterval = 0
         var sampleBytes: Int64 = 0
         var sampleTime: TimeInterval = 0
+        /// Requests sent and not ended.
+        var requests = 0
+        /// Connections believed open.
+        var connections = 0
+        var lastRequestEvent: TimeInterval = -.infinity
+
+        mutating func forgetIdleConnections(_ now: TimeInterval) {
+            if now - lastRequestEvent > LinkMonitor.idleConnectionLifetime { connections = requests }
+        }
 
         mutating func settle(_ now: TimeInterval) {
             if receiving > 0 { sampleTime += max(0, now - lastEvent) }
@@ -42,16 +65,50 @@ final class LinkMonitor: Sendable {
     func estimate(for url: URL) -> LinkEstimate {
         let key = Self.key(url)
         return hosts.withLock { hosts in
-            guard let host = hosts[key] else { return LinkEstimate() }
-            return LinkEstimate(roundTrip: host.roundTrips.min(), bytesPerSecond: host.rates.max())
+            guard var host = hosts[key] else { return LinkEstimate() }
+            host.forgetIdleConnections(Self.now)
+            let rates = host.rates.sorted()
+            return LinkEstimate(
+                roundTrip: host.roundTrips.map(\.seconds).min() ?? host.handshakeRoundTrips.map(\.seconds).min().map { $0 / 2 },
+                bytesPerSecond: rates.isEmpty ? nil : rates[rates.count / 2],
+                spareConnections: max(0, host.connections - host.requests))
         }
     }
 
-    /// A request to `url` got its response head `seconds` after it was sent.
-    func responded(_ url: URL, after seconds: TimeInterval) {
+    /// A request to `url`'s host is sent; returns whether it likely needs a new connection (no idle one).
+    @discardableResult
+    func requestSent(_ url: URL, at now: TimeInterval = LinkMonitor.now) -> Bool {
         update(url) { host in
-            host.roundTrips.append(max(0, seconds))
-            if host.roundTrips.count > Self.samplesKept { host.roundTrips.removeFirst() }
+            host.forgetIdleConnections(now)
+            let newConnection = host.requests >= host.connections
+            host.requests += 1
+            host.connections = max(host.connections, host.requests)
+            host.lastRequestEvent = now
+            return newConnection
+        }
+    }
+
+    /// A request to `url`'s host ended; unless `reusable` (its body was read to the end), its connection
+    /// is taken as closed.
+    func requestEnded(_ url: URL, reusable: Bool, at now: TimeInterval = LinkMonitor.now) {
+        update(url) { host in
+            host.requests = max(0, host.requests - 1)
+            if !reusable { host.connections = max(host.requests, host.connections - 1) }
+            host.lastRequestEvent = now
+        }
+    }
+
+    /// A request to `url` got its response head `seconds` after it was sent; `newConnection` is what
+    /// `requestSent` said of it.
+    func responded(_ url: URL, after seconds: TimeInterval, newConnection: Bool, at now: TimeInterval = LinkMonitor.now) {
+        update(url) { host in
+            host.roundTrips.removeAll { now - $0.at > Self.roundTripWindow }
+            host.handshakeRoundTrips.removeAll { now - $0.at > Self.roundTripWindow }
+            if newConnection {
+                host.handshakeRoundTrips.append((now, max(0, seconds)))
+            } else {
+                host.roundTrips.append((now, max(0, seconds)))
+            }
         }
     }
 
@@ -82,9 +139,9 @@ final class LinkMonitor: Sendable {
     }
 
     /// Changes the record of `url`'s host (a new one if there is none yet) under the lock.
-    private func update(_ url: URL, _ change: (inout Host) -> Void) {
+    private func update<Result>(_ url: URL, _ change: (inout Host) -> Result) -> Result {
         let key = Self.key(url)
-        hosts.withLock { hosts in change(&hosts[key, default: Host()]) }
+        return hosts.withLock { hosts in change(&hosts[key, default: Host()]) }
     }
 
     /// Monotonic seconds (the wall clock can jump).

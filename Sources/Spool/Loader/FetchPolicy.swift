@@ -96,17 +96,28 @@ public struct FetchPolicy: Sendable, Hashable {
 
     /// How far ahead of its reader a read's requests reach (`window`) and how large each new one is
     /// (`piece`), for a read that has consumed `consumed` bytes over `link`.
+    ///
+    /// A request's bytes come a round trip after it is sent, two on a new connection: the window is what
+    /// the link carries in that time, so the next request is under way before the bytes ahead run out. Its
+    /// bytes are committed (sent by the origin, in flight) half a round trip after it is sent, so a read
+    /// abandoned at any moment has about half a bandwidth-delay product and half a piece committed beyond
+    /// its reader: pieces are a quarter of the product, the least that keeps a handful of connections busy.
     func readAhead(afterConsuming consumed: Int64, link: LinkEstimate) -> (window: Int64, piece: Int64) {
         let fill: Int64
+        let base: Int64
         if let roundTrip = link.roundTrip {
             let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
-            fill = Int64((rate * roundTrip * bandwidthDelayMultiple).rounded())
+            let product = rate * roundTrip
+            // Without an idle connection, the request waits a handshake more for its first byte.
+            let handshake = link.spareConnections > 0 ? 0 : product
+            fill = Int64((product * bandwidthDelayMultiple + handshake).rounded())
+            base = Int64((product / 4).rounded())
         } else {
             fill = firstRequestSize
+            base = firstRequestSize / 2
         }
         let grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
-        // Two pieces per window, so the next is under way before the current one ends.
-        let piece = min(maximumPieceSize, max(initialPieceSize, fill / 2, grown))
+        let piece = min(maximumPieceSize, max(initialPieceSize, base, grown))
         let window = max(fill, piece + piece / 2)
         return (window, piece)
     }

@@ -22,7 +22,8 @@ struct LoaderState {
         /// Why a request it waited on failed.
         var failure: (any Error)?
         /// Whether it may ask the origin for bytes without asking its consumer first: it waited for the
-        /// origin before delivering anything, or its consumer caught up when asked.
+        /// origin before delivering anything, started on bytes a running request was still delivering, or
+        /// its consumer caught up when asked.
         var mayFetch = false
     }
 
@@ -94,6 +95,11 @@ struct LoaderState {
         if position > info.length { return .fail(SpoolError.rangeNotSatisfiable(requested: position, length: info.length)) }
         if position >= end { return .finished }
         if let present = stored.range(containing: position) {
+            if reader.generation == nil, fetches.values.contains(where: { $0.position == present.upperBound && $0.position < $0.end }) {
+                // Its first bytes are still arriving from the origin: its client waits on the network, as
+                // one that waited for a request does, and is not replaying what is cached.
+                readers[id]!.mayFetch = true
+            }
             let upper = min(present.upperBound, end, position + Int64(policy.readChunkSize))
             return .read(position..<upper, generation: generation)
         }

@@ -198,11 +198,11 @@ final class ResourceLoader: Sendable {
         guard origin.canReadBeforeContentInfo else { return try await origin.contentInfo(for: url) }
         let link = environment.link.estimate(for: url)
         let start = max(0, offset)
-        // Until its head arrives nothing else can be asked for, and the requests asked for then need new
-        // connections (a round trip more): the first request carries two windows, or `firstRequestSize` for
-        // a host nothing is known of, so the link does not idle in between.
-        var size = link.roundTrip == nil
-            ? policy.firstRequestSize : max(policy.initialPieceSize, 2 * policy.readAhead(afterConsuming: 0, link: link).window)
+        // Until its head arrives nothing else can be asked for: it carries a window and a piece (what the
+        // link carries until the requests sent on its head deliver), or `firstRequestSize` for a host
+        // nothing is known of.
+        let ahead = policy.readAhead(afterConsuming: 0, link: link)
+        var size = link.roundTrip == nil ? policy.firstRequestSize : ahead.window + ahead.piece
         if let end, end > start { size = min(size, end - start) }
         let requested = start..<(start + size)
         let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))
@@ -211,26 +211,31 @@ final class ResourceLoader: Sendable {
         let response: OriginReadResponse
         while true {
             let sent = LinkMonitor.now
+            let newConnection = environment.link.requestSent(url, at: sent)
             do {
                 response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
-                environment.link.responded(url, after: LinkMonitor.now - sent)
+                environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
                 break
             } catch SpoolError.rangeNotSatisfiable, SpoolError.invalidResponse {
+                environment.link.requestEnded(url, reusable: false)
                 // Past the end, or an answer without a length: the origin's own call says what there is.
                 return try await origin.contentInfo(for: url)
             } catch {
+                environment.link.requestEnded(url, reusable: false)
                 failures += 1
                 guard policy.retries(after: error, failuresInARow: failures, silentFor: LinkMonitor.now - began) else { throw error }
                 try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: failures) * 1_000_000_000))
             }
         }
-        let (cancelled, info) = try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
+        let opening = Result { try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
             let opened = inner.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
             if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
             inner.dirty = true
             inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
             return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info)
-        }
+        } }
+        if case .failure = opening { environment.link.requestEnded(url, reusable: false) }
+        let (cancelled, info) = try opening.get()
         for task in cancelled { task.cancel() }
         notifyReaders()
         return info
@@ -521,13 +526,19 @@ extension ResourceLoader {
     /// `outageTolerance` since the last byte; others `retryLimit` times in a row without a byte.
     private func runFetch(_ id: Int, opened: OriginReadResponse? = nil) async {
         var opened = opened
+        // Whether a request is out, for the link monitor's count of connections; the first response's
+        // request was counted when `discoverContentInfo` sent it.
+        var sending = opened != nil
         var failuresInARow = 0
         var lastProgress = LinkMonitor.now
         while true {
             let next = inner.withLock { inner in
                 inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
             }
-            guard let (range, validator) = next else { return finishFetch(id, failure: nil) }
+            guard let (range, validator) = next else {
+                if sending { environment.link.requestEnded(url, reusable: false) }
+                return finishFetch(id, failure: nil)
+            }
             let progress = LockedBox(false)
             do {
                 let response: OriginReadResponse
@@ -537,18 +548,25 @@ extension ResourceLoader {
                 } else {
                     let sent = LinkMonitor.now
                     let (origin, request) = (origin, OriginReadRequest(url: url, range: range, validator: validator))
+                    let newConnection = environment.link.requestSent(url, at: sent)
+                    sending = true
                     // A response head that does not come is a stall too (a silent link, a server that hangs).
                     response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
-                    environment.link.responded(url, after: LinkMonitor.now - sent)
+                    environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
                     try absorb(response, requested: range.lowerBound, fetch: id)
                 }
-                try await receive(response, fetch: id) { progress.withLock { $0 = true } }
+                let reached = try await receive(response, fetch: id) { progress.withLock { $0 = true } }
+                let expected = response.offset == range.lowerBound ? range.upperBound : response.info.length
+                // A body read to its end leaves its connection open for the next request.
+                environment.link.requestEnded(url, reusable: reached >= expected)
+                sending = false
                 guard let left = inner.withLock({ $0.state.remaining(of: id) }), !Task.isCancelled else {
                     return finishFetch(id, failure: nil)
                 }
-                let expected = response.offset == range.lowerBound ? range.upperBound : response.info.length
                 throw SpoolError.truncatedBody(expected: expected - response.offset, received: left.lowerBound - response.offset)
             } catch {
+                if sending { environment.link.requestEnded(url, reusable: false) }
+                sending = false
                 if error is CancellationError || Task.isCancelled { return finishFetch(id, failure: nil) }
                 if case .rangeNotSatisfiable(_, let length) = error as? SpoolError, length != inner.withLock({ $0.state.info?.length }) {
                     // The resource shrank or grew: nothing stored can be trusted to match it.
@@ -573,15 +591,17 @@ extension ResourceLoader {
 
     /// Stores the body of `response` for request `id` until the request has what it asked for. Fails with
     /// `SpoolError.timedOut` when no byte arrives for `stallTimeout`; `onBytes` is told of every chunk.
+    /// Returns the resource offset where the body stopped being read.
     private func receive(
         _ response: OriginReadResponse, fetch id: Int, onBytes: @escaping @Sendable () -> Void
-    ) async throws {
+    ) async throws -> Int64 {
         let url = url
         let link = environment.link
         let stallTimeout = policy.stallTimeout
         let lastByte = LockedBox(LinkMonitor.now)
         link.bodyStarted(url, at: LinkMonitor.now)
         defer { link.bodyEnded(url, at: LinkMonitor.now) }
+        let reached = LockedBox(response.offset)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 var offset = response.offset
@@ -591,6 +611,7 @@ extension ResourceLoader {
                     link.received(chunk.count, from: url, at: now)
                     let more = try self.store(chunk, at: offset, fetch: id)
                     offset += Int64(chunk.count)
+                    reached.withLock { $0 = offset }
                     if !chunk.isEmpty { onBytes() }
                     self.notifyReaders()
                     if !more { return }
@@ -609,6 +630,7 @@ extension ResourceLoader {
             try await group.next()
             group.cancelAll()
         }
+        return reached.withLock { $0 }
     }
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.

@@ -10,17 +10,21 @@ final class ReadAheadTests: XCTestCase {
     func testWindowFollowsTheBandwidthDelayProduct() {
         let cases: [(name: String, link: LinkEstimate, consumed: Int64, window: Int64, piece: Int64)] = [
             ("nothing known: the first request's size", LinkEstimate(), 0, 512 * Self.KiB, 256 * Self.KiB),
-            ("round trip known, rate assumed (2.5 MB/s x 40 ms)", LinkEstimate(roundTrip: 0.04), 0, 100_000, 50_000),
-            ("broadband: 40 ms, 40 Mbit/s", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000), 0, 200_000, 100_000),
-            ("mobile: 100 ms, 10 Mbit/s", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000), 0, 125_000, 62_500),
-            ("loopback: 0.2 ms, 100 MB/s", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000), 0, 24 * Self.KiB, 16 * Self.KiB),
-            ("a fast LAN: 2 ms at 1 GB/s needs only what sustains 25 MB/s", LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9),
-             0, 50_000, 25_000),
-            ("long read on loopback: 6 % of 10 MiB", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000),
+            ("round trip known, rate assumed (2.5 MB/s x 40 ms)", LinkEstimate(roundTrip: 0.04, spareConnections: 1), 0, 100_000, 25_000),
+            ("broadband: 40 ms, 40 Mbit/s", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1), 0, 200_000, 50_000),
+            ("broadband without an idle connection: a handshake's round trip more", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
+             0, 400_000, 50_000),
+            ("mobile: 100 ms, 10 Mbit/s", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2), 0, 125_000, 31_250),
+            ("loopback: 0.2 ms, 100 MB/s", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
+             0, 24 * Self.KiB, 16 * Self.KiB),
+            ("a fast LAN: 2 ms at 1 GB/s needs only what sustains 25 MB/s", LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9, spareConnections: 1),
+             0, 50_000, 16 * Self.KiB),
+            ("long read on loopback: 6 % of 10 MiB", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
              10 * 1024 * Self.KiB, 943_717, 629_145),
-            ("before probation, no growth", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000),
+            ("before probation, no growth", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
              900 * Self.KiB, 24 * Self.KiB, 16 * Self.KiB),
-            ("pieces never exceed the maximum", LinkEstimate(roundTrip: 1, bytesPerSecond: 100_000_000), 0, 25_000_000, 8 * 1024 * Self.KiB),
+            ("pieces never exceed the maximum", LinkEstimate(roundTrip: 2, bytesPerSecond: 100_000_000, spareConnections: 1),
+             0, 50_000_000, 8 * 1024 * Self.KiB),
         ]
         for test in cases {
             let (window, piece) = policy.readAhead(afterConsuming: test.consumed, link: test.link)
@@ -30,7 +34,7 @@ final class ReadAheadTests: XCTestCase {
     }
 
     func testBandwidthDelayMultipleScalesTheWindow() {
-        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000)
+        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1)
         for (multiple, window) in [(0.5, Int64(100_000)), (1, 200_000), (2, 400_000)] {
             XCTAssertEqual(FetchPolicy(bandwidthDelayMultiple: multiple).readAhead(afterConsuming: 0, link: link).window, window)
         }
@@ -58,10 +62,13 @@ final class ReadAheadTests: XCTestCase {
     func testAReaderStartsRequestsCoveringOneWindowInPieces() {
         let info = ContentInfo(length: 10_000_000)
         let cases: [(name: String, link: LinkEstimate, starts: [Range<Int64>])] = [
-            ("broadband: two pieces of half a product", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
-             [0..<100_000, 100_000..<200_000]),
-            ("mobile", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000), [0..<62_500, 62_500..<125_000]),
-            ("loopback: small pieces, one and a half ahead", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000),
+            ("broadband: four pieces of a quarter product", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4),
+             [0..<50_000, 50_000..<100_000, 100_000..<150_000, 150_000..<200_000]),
+            ("broadband, every connection busy: two products", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
+             (0..<8).map { Int64($0) * 50_000..<Int64($0 + 1) * 50_000 }),
+            ("mobile", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 4),
+             [0..<31_250, 31_250..<62_500, 62_500..<93_750, 93_750..<125_000]),
+            ("loopback: small pieces, one and a half ahead", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
              [0..<16_384, 16_384..<32_768]),
         ]
         for test in cases {
@@ -75,15 +82,35 @@ final class ReadAheadTests: XCTestCase {
     }
 
     func testARequestInFlightIsJoinedAndStoredBytesAreSkipped() {
-        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000)
+        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
         var state = LoaderState(policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([150_000..<160_000]))
         let first = state.addReader(requestedEnd: nil)
         guard case .wait(let started) = state.step(reader: first, position: 0, link: link) else { return XCTFail() }
         // Stored bytes are not asked for; a piece is whole even where it reaches past the window.
-        XCTAssertEqual(started.map(\.range), [0..<100_000, 100_000..<150_000, 160_000..<260_000])
+        XCTAssertEqual(started.map(\.range), [0..<50_000, 50_000..<100_000, 100_000..<150_000, 160_000..<210_000])
         let second = state.addReader(requestedEnd: nil)
         guard case .wait(let joined) = state.step(reader: second, position: 10_000, link: link) else { return XCTFail() }
         XCTAssertEqual(joined.map(\.range), [], "a second reader joins the requests under way")
+    }
+
+    func testAReaderStartingOnBytesStillArrivingNeedNotAskItsConsumer() {
+        let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
+        let cases: [(name: String, running: Bool, mustAsk: Bool)] = [
+            ("the request that brought its first bytes still runs: the client waits on the network", true, false),
+            ("its first bytes were cached before it came: a replay, the consumer is asked first", false, true),
+        ]
+        for test in cases {
+            var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
+            let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<300_000)
+            XCTAssertTrue(state.didStore(0..<100_000, fetch: first))
+            if !test.running { state.finishFetch(first, failure: nil) }
+            let reader = state.addReader(requestedEnd: nil)
+            guard case .read(let range, let generation) = state.step(reader: reader, position: 0, link: link) else {
+                return XCTFail(test.name)
+            }
+            state.markDelivered(reader: reader, generation: generation)
+            XCTAssertEqual(state.mustAskConsumer(reader: reader, position: range.upperBound, link: link), test.mustAsk, test.name)
+        }
     }
 
     func testAnOriginWithoutRangesGetsOneRequestForTheWholeGap() {

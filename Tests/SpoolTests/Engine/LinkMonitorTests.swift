@@ -1,0 +1,52 @@
+@testable import Spool
+import XCTest
+
+/// What the link monitor makes of the engine's own requests: idle connections, the round trip and the rate.
+final class LinkMonitorTests: XCTestCase {
+    private let url = URL(string: "http://origin.test/a.mp4")!
+
+    func testIdleConnectionsAreCountedFromTheRequests() {
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        XCTAssertTrue(monitor.requestSent(url, at: now), "nothing open yet: a new connection")
+        XCTAssertTrue(monitor.requestSent(url, at: now), "the one open is busy")
+        XCTAssertEqual(monitor.estimate(for: url).spareConnections, 0)
+        monitor.requestEnded(url, reusable: true, at: now)
+        XCTAssertEqual(monitor.estimate(for: url).spareConnections, 1, "a body read to its end leaves its connection open")
+        monitor.requestEnded(url, reusable: false, at: now)
+        XCTAssertEqual(monitor.estimate(for: url).spareConnections, 1, "a cancelled body closes its connection")
+        XCTAssertFalse(monitor.requestSent(url, at: now), "the idle one is used")
+        monitor.requestEnded(url, reusable: true, at: now)
+        let later = now + LinkMonitor.idleConnectionLifetime + 1
+        XCTAssertTrue(monitor.requestSent(url, at: later), "after a long idle stretch the server has closed it")
+    }
+
+    func testTheRoundTripIsTheShortestRecentWaitOnAnOpenConnection() {
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        monitor.responded(url, after: 0.09, newConnection: true, at: now)
+        XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.045, accuracy: 1e-9, "half a new connection's wait")
+        monitor.responded(url, after: 0.06, newConnection: false, at: now + 1)
+        monitor.responded(url, after: 0.05, newConnection: false, at: now + 2)
+        XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.05, accuracy: 1e-9, "open connections' waits only, once there are some")
+        monitor.responded(url, after: 0.08, newConnection: false, at: now + 2 + LinkMonitor.roundTripWindow + 1)
+        XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.08, accuracy: 1e-9, "old samples age out")
+    }
+
+    func testTheRateIsTheMedianOfRecentSamples() {
+        let monitor = LinkMonitor()
+        let start = LinkMonitor.now
+        monitor.bodyStarted(url, at: start)
+        XCTAssertNil(monitor.estimate(for: url).bytesPerSecond)
+        monitor.received(100_000, from: url, at: start + 0.05)
+        monitor.received(300_000, from: url, at: start + 0.10)
+        monitor.received(80_000, from: url, at: start + 0.15)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1, "neither the burst nor the pause")
+        monitor.bodyEnded(url, at: start + 0.15)
+        // Time with no body arriving does not count.
+        monitor.bodyStarted(url, at: start + 5)
+        monitor.received(200_000, from: url, at: start + 5.05)
+        monitor.received(200_000, from: url, at: start + 5.10)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 4_000_000, accuracy: 1)
+    }
+}

@@ -217,15 +217,19 @@ public final class SpoolCache: Sendable {
 
     private func acquire(_ resource: Resource) -> ResourceLoader {
         let key = key(for: resource)
-        return loaders.withLock { loaders in
-            let loader = loaders[key] ?? ResourceLoader(
+        let (loader, opened) = loaders.withLock { loaders in
+            let existing = loaders[key]
+            let loader = existing ?? ResourceLoader(
                 key: key, url: resource.url, origin: resource.origin ?? configuration.origin,
                 environment: environment
             ) { [weak self] loader in self?.closeIfIdle(loader) }
             loaders[key] = loader
             loader.retain()
-            return loader
+            return (loader, existing == nil)
         }
+        // Outside the lock: the app's handler may call back into the cache.
+        if opened, let problem = loader.problemAtOpening { problems.report(problem) }
+        return loader
     }
 
     private var environment: LoaderEnvironment {

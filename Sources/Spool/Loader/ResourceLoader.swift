@@ -76,6 +76,9 @@ final class ResourceLoader: Sendable {
     private let inner: LockedBox<Inner>
     private let flushLock = NSLock()
     private let onIdle: @Sendable (ResourceLoader) -> Void
+    /// What opening the entry found wrong, for the cache to report once it has left its lock: a handler
+    /// that calls back into the cache must not find that lock held.
+    let problemAtOpening: SpoolProblem?
 
     /// A loader for the resource at `url`, stored under `key`; `onIdle` runs when its last request ends
     /// with no user left.
@@ -89,12 +92,14 @@ final class ResourceLoader: Sendable {
         self.origin = origin
         self.environment = environment
         var record = environment.store.record(key: key)
+        var problem: SpoolProblem?
         if let found = record, found.keyCheck != environment.codec.keyCheck {
             // Sealed with another key, or with none: nothing in it can be read; start afresh.
-            if !found.ranges.isEmpty { environment.problems.report(.wrongKey(url: found.url)) }
+            if !found.ranges.isEmpty { problem = .wrongKey(url: found.url) }
             environment.store.remove(key: key)
             record = nil
         }
+        problemAtOpening = problem
         let state = LoaderState(policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
         var initial = Inner(state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
         initial.pinned = record?.pinned ?? false

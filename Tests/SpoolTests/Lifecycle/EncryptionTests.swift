@@ -148,6 +148,50 @@ final class EncryptionTests: XCTestCase {
         XCTAssertEqual(scan(directory, keys: [keyA, keyB]).findings, [])
     }
 
+    /// The cache an `onProblem` handler calls back into, set once the cache exists.
+    private final class CacheHolder: @unchecked Sendable {
+        // @unchecked: every access goes through `lock`.
+        private let lock = NSLock()
+        private var stored: SpoolCache?
+        var cache: SpoolCache? {
+            get { lock.lock(); defer { lock.unlock() }; return stored }
+            set { lock.lock(); stored = newValue; lock.unlock() }
+        }
+    }
+
+    func testAProblemHandlerMayCallBackIntoTheCache() async throws {
+        let (_, url) = try makeOrigin()
+        let directory = try Durability.scratch(self, "enc-callback")
+        try await fill(directory, url, key: keyA)
+
+        let holder = CacheHolder()
+        let problems = Durability.ProblemLog()
+        let cache = try SpoolCache(configuration: SpoolConfiguration(
+            directory: directory, origin: HTTPOrigin(timeout: 10), encryptionKey: keyB, onProblem: { problem in
+                problems.record(problem)
+                // What an app may well do about an entry it cannot read: drop it, which takes the cache's lock.
+                if case .wrongKey = problem { holder.cache?.remove(url) }
+            }))
+        holder.cache = cache
+        // A deadlock never ends: the read runs apart, and the test waits for it a bounded time.
+        let finished = expectation(description: "the read ends")
+        let content = Self.content
+        let ended = CacheHolder()
+        let reading = Task {
+            defer {
+                ended.cache = cache
+                finished.fulfill()
+            }
+            try await Durability.verifyRead(cache, url, 0..<100_000) { content.subdata(in: Int($0.lowerBound)..<Int($0.upperBound)) }
+        }
+        await fulfillment(of: [finished], timeout: 30)
+        // Awaiting a deadlocked read, or closing its cache, would hang the test run instead of failing it.
+        guard ended.cache != nil else { return XCTFail("the read never ended: the handler's call into the cache deadlocked") }
+        try await reading.value
+        XCTAssertGreaterThanOrEqual(problems.wrongKeyCount, 1, ".wrongKey reported: \(problems.all)")
+        await cache.close()
+    }
+
     func testEncryptedCacheOpenedWithoutAKeyRefetchesInsteadOfServingCiphertext() async throws {
         let (origin, url) = try makeOrigin()
         let directory = try Durability.scratch(self, "enc-nokey")

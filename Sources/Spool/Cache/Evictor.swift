@@ -8,7 +8,7 @@ final class Evictor: Sendable {
     private let limits: CacheLimits
     private let store: DiskStore
     private let clock: @Sendable () -> Date
-    private let running = NSLock()
+    private let running = LockedBox(())
     /// Bytes written since the last check; a check runs every `checkInterval` bytes.
     private let written = LockedBox<Int64>(0)
     private static let checkInterval: Int64 = 256 * 1024
@@ -78,14 +78,17 @@ final class Evictor: Sendable {
     /// Brings the cache within its limits. `active` are the loaders open in this process; `remove` deletes
     /// an idle entry unless it is in use (returns whether it did).
     func enforce(active: [String: ResourceLoader], remove removeEntry: (String) -> Bool) {
+        guard isActive else { return }
+        running.withLock { _ in enforceNow(active: active, remove: removeEntry) }
+    }
+
+    /// `enforce`, with the eviction lock held.
+    private func enforceNow(active: [String: ResourceLoader], remove removeEntry: (String) -> Bool) {
         func remove(_ key: String) -> Bool {
             guard removeEntry(key) else { return false }
             noteClosed(key: key, record: nil)
             return true
         }
-        guard isActive else { return }
-        running.lock()
-        defer { running.unlock() }
         let now = clock()
         var idle: [(key: String, bytes: Int64, lastAccess: Date, pinned: Bool)] = []
         var total: Int64 = 0

@@ -74,7 +74,8 @@ final class ResourceLoader: Sendable {
     private var store: DiskStore { environment.store }
     private var policy: FetchPolicy { environment.policy }
     private let inner: LockedBox<Inner>
-    private let flushLock = NSLock()
+    /// Held for a whole index write, so one entry's writes never overlap.
+    private let flushing = LockedBox(())
     private let onIdle: @Sendable (ResourceLoader) -> Void
     /// What opening the entry found wrong, for the cache to report once it has left its lock: a handler
     /// that calls back into the cache must not find that lock held.
@@ -409,8 +410,11 @@ final class ResourceLoader: Sendable {
 
     /// Brings the index record up to date with what is on disk: data synced first, then the record replaced.
     func flush() {
-        flushLock.lock()
-        defer { flushLock.unlock() }
+        flushing.withLock { _ in flushNow() }
+    }
+
+    /// `flush`, with the entry's flush lock held.
+    private func flushNow() {
         // The claims are taken first, with the edge checksums of that moment, then the bytes they name are
         // synced, then the record is saved: it never claims a byte that is not on disk, and bytes written
         // after it was taken never change what it vouches for.

@@ -26,10 +26,25 @@ final class LinkMonitor: Sendable {
     /// close idle connections after 5 to 75 seconds).
     static let idleConnectionLifetime: TimeInterval = 5
 
+    /// The smallest of the values added over the last `roundTripWindow` seconds, read without a scan: the
+    /// estimate is asked for at every step of every read. A value is dropped once a newer one is no larger,
+    /// as it can never be the smallest again, so the values kept rise with their time and the first is the
+    /// smallest.
+    private struct RecentMinimum {
+        private var kept: [(at: TimeInterval, value: TimeInterval)] = []
+
+        var minimum: TimeInterval? { kept.first?.value }
+
+        mutating func add(_ value: TimeInterval, at now: TimeInterval) {
+            kept.removeAll { now - $0.at > LinkMonitor.roundTripWindow || $0.value >= value }
+            kept.append((now, value))
+        }
+    }
+
     private struct Host {
-        var roundTrips: [(at: TimeInterval, seconds: TimeInterval)] = []
+        var roundTrips = RecentMinimum()
         /// The same for requests sent on a new connection.
-        var handshakeRoundTrips: [(at: TimeInterval, seconds: TimeInterval)] = []
+        var handshakeRoundTrips = RecentMinimum()
         var rates: [Double] = []
         var receiving = 0
         var lastEvent: TimeInterval = 0
@@ -69,7 +84,7 @@ final class LinkMonitor: Sendable {
             host.forgetIdleConnections(Self.now)
             let rates = host.rates.sorted()
             return LinkEstimate(
-                roundTrip: host.roundTrips.map(\.seconds).min() ?? host.handshakeRoundTrips.map(\.seconds).min().map { $0 / 2 },
+                roundTrip: host.roundTrips.minimum ?? host.handshakeRoundTrips.minimum.map { $0 / 2 },
                 bytesPerSecond: rates.isEmpty ? nil : rates[rates.count / 2],
                 spareConnections: max(0, host.connections - host.requests))
         }
@@ -102,12 +117,10 @@ final class LinkMonitor: Sendable {
     /// `requestSent` said of it.
     func responded(_ url: URL, after seconds: TimeInterval, newConnection: Bool, at now: TimeInterval = LinkMonitor.now) {
         update(url) { host in
-            host.roundTrips.removeAll { now - $0.at > Self.roundTripWindow }
-            host.handshakeRoundTrips.removeAll { now - $0.at > Self.roundTripWindow }
             if newConnection {
-                host.handshakeRoundTrips.append((now, max(0, seconds)))
+                host.handshakeRoundTrips.add(max(0, seconds), at: now)
             } else {
-                host.roundTrips.append((now, max(0, seconds)))
+                host.roundTrips.add(max(0, seconds), at: now)
             }
         }
     }

@@ -610,8 +610,7 @@ extension ResourceLoader {
         let lastByte = LockedBox(LinkMonitor.now)
         link.bodyStarted(url, at: LinkMonitor.now)
         defer { link.bodyEnded(url, at: LinkMonitor.now) }
-        let reached = LockedBox(response.offset)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        return try await withThrowingTaskGroup(of: Int64.self) { group in
             group.addTask {
                 var offset = response.offset
                 for try await chunk in response.body {
@@ -620,11 +619,11 @@ extension ResourceLoader {
                     link.received(chunk.count, from: url, at: now)
                     let more = try self.store(chunk, at: offset, fetch: id)
                     offset += Int64(chunk.count)
-                    reached.withLock { $0 = offset }
                     if !chunk.isEmpty { onBytes() }
                     self.notifyReaders()
-                    if !more { return }
+                    if !more { return offset }
                 }
+                return offset
             }
             group.addTask {
                 // The watchdog: checks a few times per timeout whether bytes still come.
@@ -636,10 +635,11 @@ extension ResourceLoader {
                     }
                 }
             }
-            try await group.next()
+            // The body ends first unless the watchdog throws; it never returns.
+            let reached = try await group.next() ?? response.offset
             group.cancelAll()
+            return reached
         }
-        return reached.withLock { $0 }
     }
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.

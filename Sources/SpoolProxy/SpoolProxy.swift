@@ -56,6 +56,10 @@ public final class SpoolProxy: Sendable {
         }
     }
 
+    /// The path the proxy answers with `200 pong` (`GET` and `HEAD`) without touching the cache: a check
+    /// that it is listening, as after an app returns from the background.
+    public static let pingPath = "/ping"
+
     /// The base URL while the proxy runs.
     public var baseURL: URL? {
         state.withLockedValue { state in

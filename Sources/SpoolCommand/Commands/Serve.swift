@@ -1,7 +1,11 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Spool
+import SpoolAsyncHTTPClient
 import SpoolProxy
 
 /// `spool serve`: the local caching proxy, until SIGINT or SIGTERM.
@@ -61,6 +65,7 @@ struct Serve: AsyncParsableCommand {
             await opened.close()
             throw CommandFailure(message: "\(error)")
         }
+        await ping(baseURL, through: opened.transport)
         // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
         FileHandle.standardOutput.write(Data((baseURL.absoluteString + "\n").utf8))
         FileHandle.standardError.write(Data("""
@@ -73,6 +78,23 @@ struct Serve: AsyncParsableCommand {
         FileHandle.standardError.write(Data("spool: \(received == SIGTERM ? "SIGTERM" : "SIGINT"), stopping\n".utf8))
         await proxy.stop()
         await opened.close()
+    }
+}
+
+extension Serve {
+    /// Asks the proxy for its ping path through the origin client, before the URL is announced: a check that
+    /// the listener answers, and it spares the first player the one-time set-up of both HTTP stacks (on
+    /// Linux, 6 of the first request's 10 ms over loopback).
+    private func ping(_ baseURL: URL, through transport: AsyncHTTPClientTransport) async {
+        var request = URLRequest(url: baseURL.appendingPathComponent(String(SpoolProxy.pingPath.dropFirst())), timeoutInterval: 5)
+        request.httpMethod = "HEAD"
+        do {
+            let response = try await transport.send(request)
+            for try await _ in response.body {}
+            guard response.status == 200 else { throw SpoolError.httpStatus(response.status) }
+        } catch {
+            FileHandle.standardError.write(Data("spool: warning: the proxy did not answer its own ping: \(error)\n".utf8))
+        }
     }
 }
 

@@ -28,6 +28,12 @@ struct ProxyResponder: Sendable {
                 throw FailureResponse(
                     status: 405, reason: "only GET and HEAD", headers: [HeaderField("Allow", "GET, HEAD")])
             }
+            if head.uri == SpoolProxy.pingPath {
+                record.target = SpoolProxy.pingPath
+                record.status = 200
+                record.bodyBytes = try await answerPing(head, isHead: isHead, keepAlive: keepAlive, writer: writer)
+                return
+            }
             let origin = try originURL(of: head)
             record.target = CacheKeyPolicy.displayURL(for: origin)
             try await stream(
@@ -50,6 +56,20 @@ struct ProxyResponder: Sendable {
             record.failure = "\(error)"
             throw error
         }
+    }
+
+    /// Returns the body bytes sent.
+    private func answerPing(_ head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer) async throws -> Int64 {
+        let body = ByteBuffer(string: "pong\n")
+        let fields = [
+            HeaderField("Content-Type", "text/plain; charset=utf-8"),
+            HeaderField("Content-Length", "\(body.readableBytes)"),
+            HeaderField("Cache-Control", "no-store"),
+        ] + connectionFields(head: head, keepAlive: keepAlive)
+        let responseHead = responseHead(head, status: 200, fields: fields)
+        try await writer.write(contentsOf: isHead ? [.head(responseHead), .end(nil)]
+            : [.head(responseHead), .body(.byteBuffer(body)), .end(nil)])
+        return isHead ? 0 : Int64(body.readableBytes)
     }
 
     private func originURL(of head: HTTPRequestHead) throws -> URL {

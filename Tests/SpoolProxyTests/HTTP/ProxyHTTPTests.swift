@@ -133,6 +133,23 @@ final class ProxyHTTPTests: XCTestCase {
         XCTAssertEqual(post.headers["allow"], "GET, HEAD")
     }
 
+    func testPingAnswersWithoutTouchingTheCacheOrTheOrigin() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let ping = try XCTUnwrap(fixture.proxy.baseURL).appendingPathComponent("ping")
+        let get = try await Curl.fetch(ping)
+        XCTAssertEqual(get.status, 200)
+        XCTAssertEqual(String(decoding: get.body, as: UTF8.self), "pong\n")
+        XCTAssertEqual(get.headers["cache-control"], "no-store")
+        let head = try await Curl.fetch(ping, ["--head"])
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["content-length"], "5")
+        XCTAssertTrue(fixture.cache.entries().isEmpty)
+        XCTAssertTrue(try fixture.nginx.accessLog().isEmpty, "the ping is the proxy's own")
+        // Only the exact path: anything longer is an ordinary (malformed) proxy path.
+        let other = try await Curl.fetch(ping.appendingPathComponent("x"))
+        XCTAssertEqual(other.status, 400)
+    }
+
     func testAllowedHostsAreEnforced() async throws {
         let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(allowedHosts: ["media.example.com"]))
         try fixture.serveGenerated("song.mp3", length: 1000, seed: seed)

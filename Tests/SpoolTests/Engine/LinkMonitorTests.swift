@@ -49,4 +49,19 @@ final class LinkMonitorTests: XCTestCase {
         monitor.received(200_000, from: url, at: start + 5.10)
         XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 4_000_000, accuracy: 1)
     }
+
+    func testAFirstRateIsKnownBeforeTheFirstFullSample() {
+        let monitor = LinkMonitor()
+        let start = LinkMonitor.now
+        monitor.bodyStarted(url, at: start)
+        monitor.received(16_384, from: url, at: start + 0.004)
+        XCTAssertNil(monitor.estimate(for: url).bytesPerSecond, "4 ms and 16 KiB tell nothing yet")
+        monitor.received(16_384, from: url, at: start + 0.008)
+        monitor.received(16_384, from: url, at: start + 0.012)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 49_152 / 0.012, accuracy: 1,
+                       "the sample being gathered stands in while none is complete")
+        monitor.received(100_000 - 49_152, from: url, at: start + 0.05)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1,
+                       "complete samples only, once there are some")
+    }
 }

@@ -7,8 +7,8 @@ import Foundation
 /// read fills a 40 ms, 40 Mbit/s link from its first round trip, while on a fast local network it asks for
 /// little at a time. What an abandoned read wastes is about what was in flight, so this also bounds the
 /// waste per seek to about one bandwidth-delay product (`bandwidthDelayMultiple` trades the two). Once a read
-/// has consumed `probation`, its pieces also grow with what it consumed (`readAheadRatio`), so a long read runs
-/// in few, large requests. Before anything is known of a host, a read's first request asks for
+/// has consumed `probation`, its pieces also grow with what it consumed (`readAheadRatio`), as far as
+/// `longestPieceTime` of the link allows, so a long read runs in few, large requests. Before anything is known of a host, a read's first request asks for
 /// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
 public struct FetchPolicy: Sendable, Hashable {
     /// The smallest piece.
@@ -35,6 +35,11 @@ public struct FetchPolicy: Sendable, Hashable {
     /// trip. A link faster than that gains a player nothing (200 Mbit/s is eight 4K streams), while what an
     /// abandoned read wastes grows with what was in flight: on loopback or a fast LAN, reads stay small.
     public var sufficientBytesPerSecond: Double
+    /// A piece grown with what its read consumed takes at most this long to arrive at the host's measured
+    /// rate. A read abandoned after a long play wastes about what is in flight, and on a slow link pieces of
+    /// 6 % of several MiB held half a second of the link that the player's next read (a seek) waited behind;
+    /// on a fast one this still allows pieces of megabytes.
+    public var longestPieceTime: TimeInterval
     /// A reader that needs bytes a running request will reach within this distance waits for them instead
     /// of opening another request.
     public var joinDistance: Int64
@@ -67,6 +72,7 @@ public struct FetchPolicy: Sendable, Hashable {
         firstRequestSize: Int64 = 512 * 1024,
         assumedBytesPerSecond: Double = 2_500_000,
         sufficientBytesPerSecond: Double = 25_000_000,
+        longestPieceTime: TimeInterval = 0.05,
         joinDistance: Int64 = 1024 * 1024,
         retryLimit: Int = 3,
         retryDelay: TimeInterval = 0.1,
@@ -84,6 +90,7 @@ public struct FetchPolicy: Sendable, Hashable {
         self.firstRequestSize = firstRequestSize
         self.assumedBytesPerSecond = assumedBytesPerSecond
         self.sufficientBytesPerSecond = sufficientBytesPerSecond
+        self.longestPieceTime = longestPieceTime
         self.joinDistance = joinDistance
         self.retryLimit = retryLimit
         self.retryDelay = retryDelay
@@ -116,7 +123,8 @@ public struct FetchPolicy: Sendable, Hashable {
             fill = firstRequestSize
             base = firstRequestSize / 2
         }
-        let grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
+        var grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
+        if let rate = link.bytesPerSecond { grown = min(grown, Int64((rate * longestPieceTime).rounded())) }
         let piece = min(maximumPieceSize, max(initialPieceSize, base, grown))
         let window = max(fill, piece + piece / 2)
         return (window, piece)

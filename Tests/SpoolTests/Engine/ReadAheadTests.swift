@@ -21,6 +21,8 @@ final class ReadAheadTests: XCTestCase {
              0, 50_000, 16 * Self.KiB),
             ("long read on loopback: 6 % of 10 MiB", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
              10 * 1024 * Self.KiB, 943_717, 629_145),
+            ("long read on mobile: grown pieces take at most 50 ms", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2),
+             4 * 1024 * Self.KiB, 125_000, 62_500),
             ("before probation, no growth", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
              900 * Self.KiB, 24 * Self.KiB, 16 * Self.KiB),
             ("pieces never exceed the maximum", LinkEstimate(roundTrip: 2, bytesPerSecond: 100_000_000, spareConnections: 1),

@@ -53,6 +53,9 @@ final class LinkMonitor: Sendable {
         var handshakeRoundTrips = RecentMinimum()
         var rates: [Double] = []
         var receiving = 0
+        /// The next chunk is the first of a body that started while no other was arriving: it came with its
+        /// response head, over time no sample counted, and would make the rate look faster than the link.
+        var skipsNextChunk = false
         var lastEvent: TimeInterval = 0
         var sampleBytes: Int64 = 0
         var sampleTime: TimeInterval = 0
@@ -142,6 +145,7 @@ final class LinkMonitor: Sendable {
     func bodyStarted(_ url: URL, at now: TimeInterval) {
         update(url) { host in
             host.settle(now)
+            if host.receiving == 0 { host.skipsNextChunk = true }
             host.receiving += 1
         }
     }
@@ -150,6 +154,10 @@ final class LinkMonitor: Sendable {
     func received(_ count: Int, from url: URL, at now: TimeInterval) {
         update(url) { host in
             host.settle(now)
+            guard !host.skipsNextChunk else {
+                host.skipsNextChunk = false
+                return
+            }
             host.sampleBytes += Int64(count)
             if host.sampleTime >= Self.minimumSampleTime { host.closeSample() }
         }
@@ -160,7 +168,10 @@ final class LinkMonitor: Sendable {
         update(url) { host in
             host.settle(now)
             host.receiving = max(0, host.receiving - 1)
-            if host.receiving == 0 { host.closeSample() }
+            if host.receiving == 0 {
+                host.skipsNextChunk = false
+                host.closeSample()
+            }
         }
     }
 

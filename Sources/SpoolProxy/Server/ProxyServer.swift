@@ -84,10 +84,15 @@ final class ProxyServer: Sendable {
                     connections.withLockedValue { registry in
                         guard !registry.isStopping else { return accepted.connection.channel.close(promise: nil) }
                         let id = registry.nextID()
-                        registry.tasks[id] = Task { [responder] in
+                        let task = Task { [responder] in
                             await Self.serve(accepted.connection, pace: accepted.pace, with: responder)
                             self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
                         }
+                        registry.tasks[id] = task
+                        // A client that hangs up mid-response is noticed here at once (the socket reports
+                        // it even while the pipeline reads nothing), not at the next write: the response's
+                        // reads end before they start origin requests for a client that is gone.
+                        accepted.connection.channel.closeFuture.whenComplete { _ in task.cancel() }
                     }
                 }
             }

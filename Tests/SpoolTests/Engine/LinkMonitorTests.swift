@@ -38,6 +38,7 @@ final class LinkMonitorTests: XCTestCase {
         let start = LinkMonitor.now
         monitor.bodyStarted(url, at: start)
         XCTAssertNil(monitor.estimate(for: url).bytesPerSecond)
+        monitor.received(30_000, from: url, at: start)
         monitor.received(100_000, from: url, at: start + 0.05)
         monitor.received(300_000, from: url, at: start + 0.10)
         monitor.received(80_000, from: url, at: start + 0.15)
@@ -45,6 +46,7 @@ final class LinkMonitorTests: XCTestCase {
         monitor.bodyEnded(url, at: start + 0.15)
         // Time with no body arriving does not count.
         monitor.bodyStarted(url, at: start + 5)
+        monitor.received(30_000, from: url, at: start + 5)
         monitor.received(200_000, from: url, at: start + 5.05)
         monitor.received(200_000, from: url, at: start + 5.10)
         XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 4_000_000, accuracy: 1)
@@ -54,6 +56,7 @@ final class LinkMonitorTests: XCTestCase {
         let monitor = LinkMonitor()
         let start = LinkMonitor.now
         monitor.bodyStarted(url, at: start)
+        monitor.received(30_000, from: url, at: start)
         monitor.received(16_384, from: url, at: start + 0.004)
         XCTAssertNil(monitor.estimate(for: url).bytesPerSecond, "4 ms and 16 KiB tell nothing yet")
         monitor.received(16_384, from: url, at: start + 0.008)
@@ -63,5 +66,21 @@ final class LinkMonitorTests: XCTestCase {
         monitor.received(100_000 - 49_152, from: url, at: start + 0.05)
         XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1,
                        "complete samples only, once there are some")
+    }
+
+    func testTheBytesThatCameWithAHeadAreNotARate() {
+        let monitor = LinkMonitor()
+        let start = LinkMonitor.now
+        monitor.bodyStarted(url, at: start)
+        // Half a piece arrived with the head, over time no body was open to count.
+        monitor.received(32_768, from: url, at: start + 0.001)
+        monitor.received(200_000, from: url, at: start + 0.05)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 4_000_000, accuracy: 1)
+        // A body starting while another arrives: its first bytes came over counted time, and count.
+        monitor.bodyStarted(url, at: start + 0.05)
+        monitor.received(100_000, from: url, at: start + 0.1)
+        monitor.bodyEnded(url, at: start + 0.1)
+        monitor.received(100_000, from: url, at: start + 0.15)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1, "4, 2 and 2 MB/s")
     }
 }

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-public import FoundationNetworking
-#endif
 import NIOConcurrencyHelpers
 import NIOCore
 public import Spool
+
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
 
 /// An `HTTPTransport` on AsyncHTTPClient, for `HTTPOrigin(transport:)` in servers and command-line tools:
 /// bodies arrive in chunks as large as the socket reads, the network waits while the reader is slow
@@ -77,7 +78,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             guard !state.isShutDown else { throw SpoolError.network("the HTTP client was shut down") }
             if let client = state.clients[idleTimeout.nanoseconds] { return client }
             let client = HTTPClient(
-                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(idleTimeout: idleTimeout))
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(idleTimeout: idleTimeout)
+            )
             state.clients[idleTimeout.nanoseconds] = client
             return client
         }

@@ -1,10 +1,11 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NIOCore
-import NIOHTTP1
 
 extension HTTPClientRequest {
     /// The same request as `request` (to `url`): method, header fields and body.

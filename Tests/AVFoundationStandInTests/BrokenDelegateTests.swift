@@ -6,14 +6,19 @@ import XCTest
 final class BrokenDelegateTests: XCTestCase {
     private let length: Int64 = 1024 * 1024
 
-    private func failures(_ fault: MemoryDelegate.Fault, script: PlayerScript? = nil,
-                          timeout: TimeInterval = 10) async -> [String] {
+    private func failures(
+        _ fault: MemoryDelegate.Fault, script: PlayerScript? = nil,
+        timeout: TimeInterval = 10
+    ) async -> [String] {
         let playback = Playback(length: length, fault: fault)
         return await playback.run(script ?? .linearPlay(length: length), timeout: timeout).failures
     }
 
-    private func assertCaught(_ failures: [String], _ phrase: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(failures.contains { $0.contains(phrase) }, "expected \"\(phrase)\" in \(failures)", file: file, line: line)
+    private func assertCaught(
+        _ failures: [String], _ phrase: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertTrue(
+            failures.contains { $0.contains(phrase) }, "expected \"\(phrase)\" in \(failures)", file: file, line: line)
     }
 
     func testMimeTypeInsteadOfUTI() async {

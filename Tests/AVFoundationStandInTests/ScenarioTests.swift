@@ -45,10 +45,12 @@ final class ScenarioTests: XCTestCase {
     @MainActor
     func testQueueOfThreeItemsPrebuffersTheNextAndNeverCancelsOnAdvance() async {
         let playbacks = (0..<3).map { Playback(length: 600_000 + Int64($0) * 1000, name: "item\($0).mp4") }
-        let queue = QueueSimulation(items: playbacks.map {
-            .init(asset: $0.asset, expectedBytes: TestResource.bytes, resourceLength: $0.delegate.length,
-                  expectedContentType: "public.mpeg-4")
-        })
+        let queue = QueueSimulation(
+            items: playbacks.map {
+                .init(
+                    asset: $0.asset, expectedBytes: TestResource.bytes, resourceLength: $0.delegate.length,
+                    expectedContentType: "public.mpeg-4")
+            })
         let changes = NotificationCounter(object: queue.player)
         let reports = await queue.run(timeout: 10)
         XCTAssertEqual(reports.count, 3)

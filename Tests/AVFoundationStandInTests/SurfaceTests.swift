@@ -14,13 +14,17 @@ final class SurfaceTests: XCTestCase {
         var requests: [AVAssetResourceLoadingRequest] { lock.withLock { received } }
         var cancellations: [AVAssetResourceLoadingRequest] { lock.withLock { cancelled } }
 
-        func resourceLoader(_ resourceLoader: AVAssetResourceLoader,
-                            shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest) -> Bool {
+        func resourceLoader(
+            _ resourceLoader: AVAssetResourceLoader,
+            shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest
+        ) -> Bool {
             lock.withLock { received.append(loadingRequest) }
             return true
         }
 
-        func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
+        func resourceLoader(
+            _ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest
+        ) {
             XCTAssertTrue(loadingRequest.isCancelled, "isCancelled is set before didCancel")
             lock.withLock { cancelled.append(loadingRequest) }
         }
@@ -37,8 +41,10 @@ final class SurfaceTests: XCTestCase {
         var sawCancellationFlagFirst: Bool { lock.withLock { flagFirst } }
         var heardDidCancel: Bool { lock.withLock { didCancelCalled } }
 
-        func resourceLoader(_ resourceLoader: AVAssetResourceLoader,
-                            shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest) -> Bool {
+        func resourceLoader(
+            _ resourceLoader: AVAssetResourceLoader,
+            shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest
+        ) -> Bool {
             let box = MemoryDelegate.Box(request: loadingRequest)
             queue.async { [self] in
                 let request = box.request
@@ -52,7 +58,9 @@ final class SurfaceTests: XCTestCase {
             return true
         }
 
-        func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
+        func resourceLoader(
+            _ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest
+        ) {
             lock.withLock { didCancelCalled = true }
         }
     }
@@ -73,7 +81,8 @@ final class SurfaceTests: XCTestCase {
         ])
         let running = Task { await simulator.run(script, timeout: 1) }
         while delegate.requests.count < 2 { try await Task.sleep(nanoseconds: 1_000_000) }
-        let probe = delegate.requests[0], toEnd = delegate.requests[1]
+        let probe = delegate.requests[0]
+        let toEnd = delegate.requests[1]
         XCTAssertEqual(probe.request.url, url)
         XCTAssertEqual(probe.request.value(forHTTPHeaderField: "Range"), "bytes=0-1")
         XCTAssertEqual(toEnd.request.value(forHTTPHeaderField: "Range"), "bytes=10-")
@@ -82,7 +91,8 @@ final class SurfaceTests: XCTestCase {
         XCTAssertNil(toEnd.contentInformationRequest)
         XCTAssertEqual(toEnd.dataRequest?.requestsAllDataToEndOfResource, true)
         XCTAssertEqual(toEnd.dataRequest?.requestedOffset, 10)
-        XCTAssertEqual(toEnd.dataRequest?.requestedLength, Int.max, "NSIntegerMax while the player does not know the length")
+        XCTAssertEqual(
+            toEnd.dataRequest?.requestedLength, Int.max, "NSIntegerMax while the player does not know the length")
 
         // Apple documents no effect of cancelLoading() on loading requests: they stay open, and the player
         // waits for the delegate to finish them.
@@ -108,10 +118,12 @@ final class SurfaceTests: XCTestCase {
         let delegate = CancelWatchingDelegate()
         asset.resourceLoader.setDelegate(delegate, queue: delegate.queue)
         let simulator = PlayerSimulator(asset: asset, expectedBytes: TestResource.bytes, resourceLength: 100_000)
-        let report = await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil, cancelAfter: 1000)]),
-                                         timeout: 5)
+        let report = await simulator.run(
+            PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil, cancelAfter: 1000)]),
+            timeout: 5)
         XCTAssertEqual(report.failures, [], "a respond or finish before didCancel is not the delegate's fault")
-        XCTAssertTrue(delegate.sawCancellationFlagFirst, "isCancelled turned true while the delegate queue was still busy")
+        XCTAssertTrue(
+            delegate.sawCancellationFlagFirst, "isCancelled turned true while the delegate queue was still busy")
         XCTAssertTrue(delegate.heardDidCancel)
     }
 
@@ -119,12 +131,19 @@ final class SurfaceTests: XCTestCase {
         let asset = AVURLAsset(url: URL(string: "spool-test://example.com/a.mp4")!)
         let delegate = MemoryDelegate(length: 10_000)
         asset.resourceLoader.setDelegate(delegate, queue: delegate.queue)
-        let report = await PlayerSimulator(asset: asset, expectedBytes: TestResource.bytes, resourceLength: 10_000,
-                                           allowedContentTypes: ["public.mp3"]).run(.linearPlay(length: 10_000))
-        XCTAssertTrue(report.failures.contains { $0.contains("NSInternalInconsistencyException") && $0.contains("public.mpeg-4") },
-                      "\(report.failures)")
-        let allowed = await PlayerSimulator(asset: asset, expectedBytes: TestResource.bytes, resourceLength: 10_000,
-                                            allowedContentTypes: ["public.mp3", "public.mpeg-4"]).run(.linearPlay(length: 10_000))
+        let report = await PlayerSimulator(
+            asset: asset, expectedBytes: TestResource.bytes, resourceLength: 10_000,
+            allowedContentTypes: ["public.mp3"]
+        ).run(.linearPlay(length: 10_000))
+        XCTAssertTrue(
+            report.failures.contains {
+                $0.contains("NSInternalInconsistencyException") && $0.contains("public.mpeg-4")
+            },
+            "\(report.failures)")
+        let allowed = await PlayerSimulator(
+            asset: asset, expectedBytes: TestResource.bytes, resourceLength: 10_000,
+            allowedContentTypes: ["public.mp3", "public.mpeg-4"]
+        ).run(.linearPlay(length: 10_000))
         XCTAssertEqual(allowed.failures, [])
     }
 
@@ -142,9 +161,12 @@ final class SurfaceTests: XCTestCase {
         var asset: AVURLAsset? = AVURLAsset(url: URL(string: "spool-test://example.com/a.mp4")!)
         let delegate = RecordingDelegate()
         asset?.resourceLoader.setDelegate(delegate, queue: delegate.queue)
-        let simulator = PlayerSimulator(asset: try XCTUnwrap(asset), expectedBytes: TestResource.bytes,
-                                        resourceLength: 1000, hold: .weak)
-        let running = Task { await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil)]), timeout: 1) }
+        let simulator = PlayerSimulator(
+            asset: try XCTUnwrap(asset), expectedBytes: TestResource.bytes,
+            resourceLength: 1000, hold: .weak)
+        let running = Task {
+            await simulator.run(PlayerScript(requests: [ScriptedRequest(offset: 0, length: nil)]), timeout: 1)
+        }
         while delegate.requests.isEmpty { try await Task.sleep(nanoseconds: 1_000_000) }
         asset = nil
         let report = await running.value
@@ -168,7 +190,8 @@ final class SurfaceTests: XCTestCase {
         let counter = NotificationCounter(object: player)
         XCTAssertTrue(player.currentItem === items[0])
         player.insert(items[2], after: items[0])
-        XCTAssertEqual(player.items().map(ObjectIdentifier.init), [items[0], items[2], items[1]].map(ObjectIdentifier.init))
+        XCTAssertEqual(
+            player.items().map(ObjectIdentifier.init), [items[0], items[2], items[1]].map(ObjectIdentifier.init))
         XCTAssertFalse(player.canInsert(items[2], after: nil), "an item is in the queue only once")
         player.advanceToNextItem()
         XCTAssertTrue(player.currentItem === items[2])

@@ -35,13 +35,14 @@ final class TraceTests: XCTestCase {
     func testBadLineIsNamedAndBlankLinesAreSkipped() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("traces-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: url) }
-        let good = #"{"id":"a","source":"s","platform":"p","container":"mp3","file_size":null,"requests":[],"notes":""}"#
+        let good =
+            #"{"id":"a","source":"s","platform":"p","container":"mp3","file_size":null,"requests":[],"notes":""}"#
         try "\(good)\n\n   \n\(good)\n".write(to: url, atomically: true, encoding: .utf8)
         XCTAssertEqual(try AVPlayerTrace.load(contentsOf: url).count, 2)
 
         try "\(good)\n\n{\"id\": 3}\n".write(to: url, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try AVPlayerTrace.load(contentsOf: url)) { error in
-            guard case let AVPlayerTraceError.invalidLine(_, line, _) = error else { return XCTFail("\(error)") }
+            guard case AVPlayerTraceError.invalidLine(_, let line, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(line, 3)
             XCTAssertTrue("\(error)".contains(":3:"), "\(error)")
         }

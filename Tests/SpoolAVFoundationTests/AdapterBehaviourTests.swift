@@ -14,13 +14,14 @@ final class AdapterBehaviourTests: XCTestCase {
         let fixture = try AdapterFixture(test: self)
         let length: Int64 = 2_000_000
         let url = fixture.serve("/x/track.mp3", length: length, seed: 21, type: "audio/mpeg")
-        let script = PlayerScript(requests: [
-            ScriptedRequest(info: true, data: true, offset: 0, length: 2),
-            ScriptedRequest(offset: 0, length: nil, cancelAfter: 100_000),
-            ScriptedRequest(offset: 1_500_000, length: 300_000, openWith: [1]),
-            ScriptedRequest(offset: 1_600_000, length: nil, openWith: [1, 2]),
-            ScriptedRequest(offset: 50_000, length: 10_000, openWith: [3]),
-        ], toEndReadLimit: nil)
+        let script = PlayerScript(
+            requests: [
+                ScriptedRequest(info: true, data: true, offset: 0, length: 2),
+                ScriptedRequest(offset: 0, length: nil, cancelAfter: 100_000),
+                ScriptedRequest(offset: 1_500_000, length: 300_000, openWith: [1]),
+                ScriptedRequest(offset: 1_600_000, length: nil, openWith: [1, 2]),
+                ScriptedRequest(offset: 50_000, length: 10_000, openWith: [3]),
+            ], toEndReadLimit: nil)
         let report = await fixture.play(url, length: length, seed: 21, script: script, expectedType: "public.mp3")
         XCTAssertTrue(report.passed, "\(report.failures)")
     }
@@ -46,7 +47,8 @@ final class AdapterBehaviourTests: XCTestCase {
         canceller.remove(item)
         let report = await playing.value
         XCTAssertTrue(report.passed, "\(report.failures)")
-        XCTAssertEqual(report.requestsReleased, 1, "AVFoundation cancels nothing: the adapter finishes the request itself")
+        XCTAssertEqual(
+            report.requestsReleased, 1, "AVFoundation cancels nothing: the adapter finishes the request itself")
         try await Task.sleep(for: .milliseconds(200))
         let sentAfterRemoval = fixture.origin.bodyBytesSent
         try await Task.sleep(for: .milliseconds(400))
@@ -78,11 +80,12 @@ final class AdapterBehaviourTests: XCTestCase {
         let fixture = try AdapterFixture(test: self)
         let (url, length) = fixture.serveSlowly("/c/long.mp4", seed: 24, type: "video/mp4")
         let asset = SpoolAsset(url: url, cache: fixture.cache)
-        let script = PlayerScript(requests: [
-            ScriptedRequest(info: true, data: true, offset: 0, length: 2),
-            ScriptedRequest(offset: 0, length: nil),
-            ScriptedRequest(offset: length - 4_000_000, length: 4_000_000, openWith: [1]),
-        ], toEndReadLimit: nil)
+        let script = PlayerScript(
+            requests: [
+                ScriptedRequest(info: true, data: true, offset: 0, length: 2),
+                ScriptedRequest(offset: 0, length: nil),
+                ScriptedRequest(offset: length - 4_000_000, length: 4_000_000, openWith: [1]),
+            ], toEndReadLimit: nil)
         let playing = fixture.startPlaying(asset, length: length, seed: 24, script: script)
         try await Task.sleep(for: .milliseconds(500))
         asset.cancelLoading()
@@ -125,7 +128,8 @@ final class AdapterBehaviourTests: XCTestCase {
         let url = fixture.serve("/allowed/a.mp3", length: length, seed: 27, type: "audio/mpeg")
         func play(allowing allowed: [String]) async -> SimulationReport {
             await PlayerSimulator(
-                asset: SpoolAsset(url: url, cache: fixture.cache), expectedBytes: { TestContent.generatedBytes(seed: 27, range: $0) },
+                asset: SpoolAsset(url: url, cache: fixture.cache),
+                expectedBytes: { TestContent.generatedBytes(seed: 27, range: $0) },
                 resourceLength: length, expectedContentType: "public.mp3", allowedContentTypes: allowed
             ).run(.linearPlay(length: length), timeout: 30)
         }
@@ -133,8 +137,11 @@ final class AdapterBehaviourTests: XCTestCase {
         XCTAssertTrue(accepted.passed, "\(accepted.failures)")
 
         let refused = await play(allowing: ["public.mpeg-4", "com.apple.quicktime-movie"])
-        XCTAssertFalse(refused.failures.contains { $0.contains("NSInternalInconsistencyException") }, "\(refused.failures)")
-        XCTAssertTrue(refused.failures.contains { $0.contains("NSURLErrorDomain") && $0.contains("accepts only") }, "\(refused.failures)")
+        XCTAssertFalse(
+            refused.failures.contains { $0.contains("NSInternalInconsistencyException") }, "\(refused.failures)")
+        XCTAssertTrue(
+            refused.failures.contains { $0.contains("NSURLErrorDomain") && $0.contains("accepts only") },
+            "\(refused.failures)")
     }
 
     func testAnHLSPlaylistIsRefusedWithAClearError() async throws {
@@ -145,7 +152,8 @@ final class AdapterBehaviourTests: XCTestCase {
             asset: SpoolAsset(url: fixture.origin.url(for: "/hls/index.m3u8"), cache: fixture.cache),
             expectedBytes: { _ in Data() }, resourceLength: Int64(playlist.count)
         ).run(PlayerScript(requests: [ScriptedRequest(info: true, data: true, offset: 0, length: 2)]), timeout: 30)
-        XCTAssertTrue(report.failures.contains { $0.contains("HLS playlist") && $0.contains("SpoolProxy") }, "\(report.failures)")
+        XCTAssertTrue(
+            report.failures.contains { $0.contains("HLS playlist") && $0.contains("SpoolProxy") }, "\(report.failures)")
     }
 
     func testAToEndRequestBeforeTheLengthIsKnownPlays() async throws {
@@ -153,11 +161,12 @@ final class AdapterBehaviourTests: XCTestCase {
         let fixture = try AdapterFixture(test: self)
         let length: Int64 = 1_500_000
         let url = fixture.serve("/nolength/a.mp4", length: length, seed: 28, type: "video/mp4")
-        let script = PlayerScript(requests: [
-            ScriptedRequest(offset: 0, length: nil, cancelAfter: 200_000),
-            ScriptedRequest(info: true, data: false, offset: 0, length: 2),
-            ScriptedRequest(offset: 200_000, length: nil),
-        ], toEndReadLimit: nil)
+        let script = PlayerScript(
+            requests: [
+                ScriptedRequest(offset: 0, length: nil, cancelAfter: 200_000),
+                ScriptedRequest(info: true, data: false, offset: 0, length: 2),
+                ScriptedRequest(offset: 200_000, length: nil),
+            ], toEndReadLimit: nil)
         let report = await fixture.play(url, length: length, seed: 28, script: script, expectedType: "public.mpeg-4")
         XCTAssertTrue(report.passed, "\(report.failures)")
         XCTAssertGreaterThanOrEqual(report.bytesPlayed, length)

@@ -47,7 +47,8 @@ final class AdapterFixture: @unchecked Sendable {
         hold: PlayerSimulator.AssetHold = .strong
     ) -> Task<SimulationReport, Never> {
         let simulator = PlayerSimulator(
-            asset: asset, expectedBytes: { TestContent.generatedBytes(seed: seed, range: $0) }, resourceLength: length, hold: hold)
+            asset: asset, expectedBytes: { TestContent.generatedBytes(seed: seed, range: $0) }, resourceLength: length,
+            hold: hold)
         return Task { await simulator.run(script, timeout: 30) }
     }
 
@@ -57,7 +58,9 @@ final class AdapterFixture: @unchecked Sendable {
     }
 
     /// Plays `script` through a fresh asset for `url` and returns the simulator's report.
-    func play(_ url: URL, length: Int64, seed: UInt64, script: PlayerScript, expectedType: String? = nil) async -> SimulationReport {
+    func play(_ url: URL, length: Int64, seed: UInt64, script: PlayerScript, expectedType: String? = nil) async
+        -> SimulationReport
+    {
         let asset = SpoolAsset(url: url, cache: cache)
         let simulator = PlayerSimulator(
             asset: asset,

@@ -16,7 +16,9 @@ final class SpoolURLSchemeTests: XCTestCase {
             let url = try XCTUnwrap(URL(string: text), text)
             let wrapped = try XCTUnwrap(SpoolURLScheme.wrap(url), text)
             let scheme = try XCTUnwrap(wrapped.scheme)
-            XCTAssertNotNil(scheme.range(of: "^[a-z][a-z0-9+.-]*$", options: .regularExpression), "scheme \(scheme) must be RFC 3986 letters")
+            XCTAssertNotNil(
+                scheme.range(of: "^[a-z][a-z0-9+.-]*$", options: .regularExpression),
+                "scheme \(scheme) must be RFC 3986 letters")
             XCTAssertTrue(scheme.hasPrefix(SpoolURLScheme.prefix))
             XCTAssertNotEqual(scheme, "http")
             XCTAssertNotEqual(scheme, "https")
@@ -50,7 +52,9 @@ final class UniformTypeMappingTests: XCTestCase {
         }
         let mp3 = URL(string: "https://example.com/song.MP3?x=1")!
         XCTAssertEqual(UniformTypeMapping.uniformType(mimeType: "application/octet-stream", url: mp3), "public.mp3")
-        XCTAssertEqual(UniformTypeMapping.uniformType(mimeType: nil, url: URL(string: "https://e.com/v.mov")!), "com.apple.quicktime-movie")
+        XCTAssertEqual(
+            UniformTypeMapping.uniformType(mimeType: nil, url: URL(string: "https://e.com/v.mov")!),
+            "com.apple.quicktime-movie")
         XCTAssertNil(UniformTypeMapping.uniformType(mimeType: "application/octet-stream", url: url))
     }
 }

@@ -58,7 +58,8 @@ class HTTPOriginTests: XCTestCase {
         XCTAssertEqual(second, fixture.bytes(1_000_000..<1_100_000))
         let paths = fixture.origin.requests.map(\.path)
         XCTAssertFalse(paths.isEmpty)
-        XCTAssertTrue(paths.allSatisfy { $0.hasPrefix("/__redirected__") }, "later ranges go to the final URL: \(paths)")
+        XCTAssertTrue(
+            paths.allSatisfy { $0.hasPrefix("/__redirected__") }, "later ranges go to the final URL: \(paths)")
         let cached = try XCTUnwrap(cache.entry(for: fixture.url)?.cachedRanges)
         XCTAssertTrue(cached.contains(0..<100_000) && cached.contains(1_000_000..<1_100_000), "\(cached.ranges)")
         // The first request, which brought the content information, asked for no more than its first size.
@@ -72,7 +73,8 @@ class HTTPOriginTests: XCTestCase {
         fixture.origin.behaviour.redirect = true
         fixture.origin.resetCounters()
         let validator = try XCTUnwrap(info.rangeValidator)
-        let response = try await origin.read(OriginReadRequest(url: fixture.url, range: 1000..<3000, validator: validator))
+        let response = try await origin.read(
+            OriginReadRequest(url: fixture.url, range: 1000..<3000, validator: validator))
         let body = try await collect(response.body)
         XCTAssertEqual(body, fixture.bytes(1000..<3000))
         let requests = fixture.origin.requests
@@ -97,7 +99,9 @@ class HTTPOriginTests: XCTestCase {
         }
         let requests = fixture.origin.requests
         // The first read goes through the redirect; the second straight to where it led.
-        XCTAssertEqual(requests.map(\.path), ["/media/file.mp3", "/__redirected__/media/file.mp3", "/__redirected__/media/file.mp3"])
+        XCTAssertEqual(
+            requests.map(\.path),
+            ["/media/file.mp3", "/__redirected__/media/file.mp3", "/__redirected__/media/file.mp3"])
         XCTAssertEqual(requests.map { $0.headers["host"]?.hasPrefix("localhost:") }, [false, true, true])
         XCTAssertEqual(requests[0].headers["authorization"], "Bearer T")
         for request in requests.dropFirst() {
@@ -160,11 +164,14 @@ class HTTPOriginTests: XCTestCase {
     func testUnsupportedSchemesAndUnreachableOrigins() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: transport.makeOrigin(for: self)))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: transport.makeOrigin(for: self)))
         for text in ["ftp://127.0.0.1/file.mp3", "file:///etc/passwd"] {
             let (_, error) = await collectUntilFailure(cache.read(URL(string: text)!))
-            guard case .unsupportedScheme? = error as? SpoolError else { return XCTFail("\(text): \(String(describing: error))") }
+            guard case .unsupportedScheme? = error as? SpoolError else {
+                return XCTFail("\(text): \(String(describing: error))")
+            }
         }
         let closedPort = try TestOrigin()
         let url = closedPort.url(for: "/gone.mp3")
@@ -202,7 +209,8 @@ class HTTPOriginTests: XCTestCase {
     func testStalledBodyTimesOut() async throws {
         let fixture = try makeFixture(length: 100_000)
         fixture.origin.behaviour.stallAfterBytes = 30_000
-        let response = try await fixture.makeHTTPOrigin(timeout: 1).read(OriginReadRequest(url: fixture.url, range: 0..<100_000))
+        let response = try await fixture.makeHTTPOrigin(timeout: 1).read(
+            OriginReadRequest(url: fixture.url, range: 0..<100_000))
         let start = Date()
         var received = Data()
         do {

@@ -14,8 +14,9 @@ class LinkTests: XCTestCase {
     ) throws -> (LinkEmulator, SpoolCache, URL) {
         let link = try LinkEmulator(upstream: fixture.origin, profile: profile)
         addTeardownBlock { link.stop() }
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: fixture.directory, origin: fixture.makeHTTPOrigin(timeout: 10), fetchPolicy: policy))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: fixture.directory, origin: fixture.makeHTTPOrigin(timeout: 10), fetchPolicy: policy))
         return (link, cache, link.url(for: fixture.url.path))
     }
 
@@ -31,7 +32,8 @@ class LinkTests: XCTestCase {
         // runs at once, eight or nine requests; each new connection costs a handshake, so they are reused.
         let connections = link.counters.connectionsAccepted
         XCTAssertLessThanOrEqual(connections, 10, "\(methods.count) requests over \(connections) connections")
-        XCTAssertGreaterThanOrEqual(methods.count, 3 * connections, "\(methods.count) requests over \(connections) connections")
+        XCTAssertGreaterThanOrEqual(
+            methods.count, 3 * connections, "\(methods.count) requests over \(connections) connections")
         print("[link] \(transport): \(methods.count) requests over \(link.counters.connectionsAccepted) connections")
         await cache.close()
     }
@@ -39,7 +41,8 @@ class LinkTests: XCTestCase {
     func testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt() async throws {
         let fixture = try HTTPFixture(test: self, transport: transport, length: 4_000_000)
         let policy = FetchPolicy(stallTimeout: 0.5, outageTolerance: 10)
-        let (link, cache, url) = try makeLinkedCache(fixture, profile: LinkProfile(name: "test", roundTrip: 0.01, bitsPerSecond: 16_000_000), policy: policy)
+        let (link, cache, url) = try makeLinkedCache(
+            fixture, profile: LinkProfile(name: "test", roundTrip: 0.01, bitsPerSecond: 16_000_000), policy: policy)
         let reading = Task { try await collect(cache.read(url)) }
         try await Task.sleep(nanoseconds: 400_000_000)
         link.blackout(seconds: 2)
@@ -61,7 +64,8 @@ class LinkTests: XCTestCase {
         let started = Date()
         let data = try await collect(cache.read(url))
         XCTAssertEqual(data, fixture.bytes(0..<2_000_000))
-        XCTAssertLessThan(Date().timeIntervalSince(started), 8, "the origin timeout is 10 s: the stall detector replaced it")
+        XCTAssertLessThan(
+            Date().timeIntervalSince(started), 8, "the origin timeout is 10 s: the stall detector replaced it")
         await cache.close()
     }
 }
@@ -71,9 +75,13 @@ final class LinkOverAsyncHTTPClientTests: LinkTests {
     override var transport: OriginTransport { .asyncHTTPClient }
 
     // Linux test discovery does not see inherited test methods.
-    override func testAColdReadAsksNoHeadAndReusesItsConnections() async throws { try await super.testAColdReadAsksNoHeadAndReusesItsConnections() }
+    override func testAColdReadAsksNoHeadAndReusesItsConnections() async throws {
+        try await super.testAColdReadAsksNoHeadAndReusesItsConnections()
+    }
     override func testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt() async throws {
         try await super.testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt()
     }
-    override func testAStalledConnectionIsReplacedWhileOthersFlow() async throws { try await super.testAStalledConnectionIsReplacedWhileOthersFlow() }
+    override func testAStalledConnectionIsReplacedWhileOthersFlow() async throws {
+        try await super.testAStalledConnectionIsReplacedWhileOthersFlow()
+    }
 }

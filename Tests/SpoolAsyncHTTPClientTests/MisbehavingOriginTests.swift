@@ -17,7 +17,9 @@ class MisbehavingOriginTests: XCTestCase {
     }
 
     /// After a failure: with the origin behaving again, a full read is correct.
-    private func assertCacheConsistent(_ fixture: HTTPFixture, file: StaticString = #filePath, line: UInt = #line) async throws {
+    private func assertCacheConsistent(_ fixture: HTTPFixture, file: StaticString = #filePath, line: UInt = #line)
+        async throws
+    {
         fixture.origin.behaviour = TestOriginBehaviour()
         let cache = try fixture.makeCache()
         let entry = cache.entry(for: fixture.url)
@@ -120,7 +122,9 @@ class MisbehavingOriginTests: XCTestCase {
         fixture.origin.serve(.generated(length: 500_000, seed: 3), at: "/media/file.mp3", contentType: "audio/mpeg")
         let (data, error) = await collectUntilFailure(cache.read(fixture.url, from: 600_000, length: 100_000))
         XCTAssertEqual(data.count, 0)
-        guard case .rangeNotSatisfiable? = error as? SpoolError else { return XCTFail("got \(String(describing: error))") }
+        guard case .rangeNotSatisfiable? = error as? SpoolError else {
+            return XCTFail("got \(String(describing: error))")
+        }
         let fresh = try await collect(cache.read(fixture.url))
         XCTAssertEqual(fresh, TestContent.generatedBytes(seed: 3, range: 0..<500_000))
     }
@@ -140,7 +144,8 @@ class MisbehavingOriginTests: XCTestCase {
         XCTAssertEqual(total, 600_000)
         // The throttle is per connection and two pieces run at once: at most 800 KB/s together.
         XCTAssertGreaterThan(duration, 0.6, "the throttle held")
-        XCTAssertLessThan(firstChunkAfter ?? 99, duration / 3, "bytes are handed over as they arrive, not when a piece completes")
+        XCTAssertLessThan(
+            firstChunkAfter ?? 99, duration / 3, "bytes are handed over as they arrive, not when a piece completes")
     }
 }
 

@@ -40,7 +40,9 @@ final class ConcurrentClientsTests: XCTestCase {
     private func run(
         fileSize size: Int64, seed: UInt64, clients: Int = 50, requestsPerClient: Int = 5
     ) throws -> Session {
-        guard let curl = Curl.command else { throw ExternalCommand.Failure(description: "curl is not installed; .ci/run installs it") }
+        guard let curl = Curl.command else {
+            throw ExternalCommand.Failure(description: "curl is not installed; .ci/run installs it")
+        }
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-concurrent-\(UUID().uuidString)", isDirectory: true)
         let www = root.appendingPathComponent("www")
@@ -128,7 +130,8 @@ final class ConcurrentClientsTests: XCTestCase {
 
         let requested = plans.joined().reduce(Int64(0)) { $0 + Int64($1.range.count) }
         let originRatio = Double(originBytes) / Double(union.byteCount)
-        print("""
+        print(
+            """
             [concurrent] \(clients) clients × \(requestsPerClient) ranges over \(size) bytes in \
             \(String(format: "%.1f", elapsed)) s: \(served) bytes served (\(requested) requested), union \
             \(union.byteCount), origin sent \(originBytes) (\(String(format: "%.4f", originRatio)) × union); \

@@ -92,10 +92,12 @@ final class PlayerThroughProxyTests: XCTestCase {
 
         let ratio = Double(originBytes) / Double(size)
         let served = counter.totals
-        print("""
+        print(
+            """
             [players] \(medium.name): \(size) bytes, \(medium.seeks.count) decodes + ffprobe online and offline; \
             \(whole.frames) frames in the whole decode; the proxies answered \(served.requests) requests \
-            and wrote \(served.bytes) body bytes to sockets (players drop connections to seek); origin sent \(originBytes) \
+            and wrote \(served.bytes) body bytes to sockets (players drop connections to seek); origin sent \
+            \(originBytes) \
             body bytes in \(originRequests) requests, ratio \(String(format: "%.4f", ratio)); \
             online \(String(format: "%.1f", onlineDuration)) s, offline \(String(format: "%.1f", offlineDuration)) s
             """)
@@ -169,12 +171,12 @@ final class PlayerThroughProxyTests: XCTestCase {
         var boxes: [String] = []
         var offset = 0
         func integer(_ at: Int, _ count: Int) -> UInt64 {
-            data[data.startIndex + at ..< data.startIndex + at + count].reduce(0) { $0 << 8 | UInt64($1) }
+            data[data.startIndex + at..<data.startIndex + at + count].reduce(0) { $0 << 8 | UInt64($1) }
         }
         while offset + 8 <= data.count {
             var size = Int(integer(offset, 4))
             let start = data.startIndex + offset
-            let type = String(decoding: data[start + 4 ..< start + 8], as: UTF8.self)
+            let type = String(decoding: data[start + 4..<start + 8], as: UTF8.self)
             if size == 1, offset + 16 <= data.count { size = Int(integer(offset + 8, 8)) }
             if size == 0 { size = data.count - offset }
             guard size >= 8 else { return XCTFail("malformed box \(type) at \(offset) in \(file.lastPathComponent)") }
@@ -239,7 +241,7 @@ private struct Tools: Sendable {
 
     static let hasX264: Bool = {
         guard let ffmpeg = ExternalCommand(named: "ffmpeg"),
-              let output = try? ffmpeg.run(["-hide_banner", "-encoders"], timeout: 30)
+            let output = try? ffmpeg.run(["-hide_banner", "-encoders"], timeout: 30)
         else { return false }
         return output.stdoutText.contains(" libx264 ")
     }()

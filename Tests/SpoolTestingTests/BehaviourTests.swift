@@ -1,9 +1,10 @@
 import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SpoolTesting
-import XCTest
 
 final class BehaviourTests: XCTestCase {
     private func origin(serving count: Int = 1000) throws -> TestOrigin {
@@ -81,7 +82,8 @@ final class BehaviourTests: XCTestCase {
         client.send("GET /f HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n")
         let start = Date()
         let response = try XCTUnwrap(RawHTTPClient.parseAll(client.readToEnd()).first)
-        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.9, "ended by the receive timeout, not by the origin")
+        XCTAssertGreaterThanOrEqual(
+            Date().timeIntervalSince(start), 0.9, "ended by the receive timeout, not by the origin")
         XCTAssertEqual(response.header("Content-Length"), "1000")
         XCTAssertEqual(response.body, countingBytes(300))
         XCTAssertEqual(origin.openConnectionCount, 1)

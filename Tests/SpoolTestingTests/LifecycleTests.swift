@@ -1,9 +1,10 @@
 import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SpoolTesting
-import XCTest
 
 final class LifecycleTests: XCTestCase {
     func testStopInterruptsThrottledTransferPromptly() throws {

@@ -1,11 +1,12 @@
+import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import SpoolTesting
-import XCTest
 
 /// The link's faults, on demand and on a seeded schedule, and its named profiles.
 final class LinkEmulatorFaultTests: XCTestCase {

@@ -1,14 +1,15 @@
+import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SpoolTesting
-import XCTest
 
 /// The link's physics: exact bytes, round trips, the shared cap and the window. Delays are asserted with
 /// firm lower bounds and generous upper ones, so a busy machine cannot fail them.
@@ -111,12 +112,13 @@ final class LinkEmulatorTests: XCTestCase {
         // The client never reads: the window, the relay's small socket buffer and the client's own fill up.
         XCTAssertTrue(eventually(timeout: 5) { link.bytesFromUpstream > Int64(window) })
         var previous: Int64 = -1
-        XCTAssertTrue(eventually(timeout: 5) {
-            Thread.sleep(forTimeInterval: 0.3)
-            let now = link.bytesFromUpstream
-            defer { previous = now }
-            return now == previous
-        })
+        XCTAssertTrue(
+            eventually(timeout: 5) {
+                Thread.sleep(forTimeInterval: 0.3)
+                let now = link.bytesFromUpstream
+                defer { previous = now }
+                return now == previous
+            })
         XCTAssertLessThan(previous, 2_000_000, "a few hundred KiB of buffers, not the 50 MB body")
         XCTAssertGreaterThanOrEqual(previous - link.bytesToClients, 0)
         XCTAssertLessThanOrEqual(previous - link.bytesToClients, Int64(window))

@@ -1,9 +1,10 @@
 import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SpoolTesting
-import XCTest
 
 /// The benchmark's caching reference: nginx with `proxy_cache` and `slice` in front of an nginx origin.
 final class NginxSliceProxyTests: XCTestCase {
@@ -22,7 +23,8 @@ final class NginxSliceProxyTests: XCTestCase {
         defer { session.finishTasksAndInvalidate() }
         let range: Range<Int64> = 1_000_000..<1_100_000
         let (part, response) = try await Fetch.data(
-            proxy.url(for: "clip.bin"), headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"], session: session)
+            proxy.url(for: "clip.bin"), headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"],
+            session: session)
         XCTAssertEqual(response.statusCode, 206)
         XCTAssertEqual(response.value(forHTTPHeaderField: "Content-Range"), "bytes 1000000-1099999/\(length)")
         XCTAssertEqual(part, TestContent.generatedBytes(seed: 8, range: range))
@@ -32,7 +34,8 @@ final class NginxSliceProxyTests: XCTestCase {
         XCTAssertEqual(fetched.reduce(0) { $0 + $1.bodyBytesSent }, 2 << 20)
 
         let (again, _) = try await Fetch.data(
-            proxy.url(for: "clip.bin"), headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"], session: session)
+            proxy.url(for: "clip.bin"), headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"],
+            session: session)
         XCTAssertEqual(again, part)
         try await Task.sleep(nanoseconds: 200_000_000)
         XCTAssertEqual(try origin.accessLog().count, fetched.count, "a repeat comes from the proxy's cache")

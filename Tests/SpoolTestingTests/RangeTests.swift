@@ -1,9 +1,10 @@
 import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SpoolTesting
-import XCTest
 
 final class RangeTests: XCTestCase {
     private func get(_ origin: TestOrigin, _ headers: [String: String]) throws -> RawResponse {
@@ -63,7 +64,8 @@ final class RangeTests: XCTestCase {
     func testHeadWithRangeReportsPartialHeaders() throws {
         let origin = try makeOrigin()
         origin.serve(.data(countingBytes(100)), at: "/f")
-        let head = try RawHTTPClient.fetch(port: origin.port, method: "HEAD", path: "/f", headers: ["Range": "bytes=0-9"])
+        let head = try RawHTTPClient.fetch(
+            port: origin.port, method: "HEAD", path: "/f", headers: ["Range": "bytes=0-9"])
         XCTAssertEqual(head.status, 206)
         XCTAssertEqual(head.header("Content-Length"), "10")
         XCTAssertEqual(head.header("Content-Range"), "bytes 0-9/100")

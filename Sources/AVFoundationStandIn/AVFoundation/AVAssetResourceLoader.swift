@@ -4,7 +4,8 @@ import Foundation
 /// Stand-in for AVFoundation's `AVAssetResourceLoader`: holds the delegate (weakly) and its queue, and
 /// keeps track of the requests it has handed out.
 ///
-/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not main-actor isolated, not
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not
+/// main-actor isolated, not
 /// Sendable, `API_UNAVAILABLE(watchos)`; `delegate` is `weak, nullable`, `delegateQueue` nullable.
 @available(watchOS, unavailable)
 open class AVAssetResourceLoader: NSObject {

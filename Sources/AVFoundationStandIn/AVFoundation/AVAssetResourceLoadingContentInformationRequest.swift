@@ -4,7 +4,8 @@ import Foundation
 /// Stand-in for AVFoundation's `AVAssetResourceLoadingContentInformationRequest`: the delegate fills in
 /// the resource's type and length before finishing the request.
 ///
-/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not Sendable; `contentType` is
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not
+/// Sendable; `contentType` is
 /// `copy, nullable`; `allowedContentTypes` read-only and nullable (iOS 11.2); `contentLength` is
 /// `long long`; `entireLengthAvailableOnDemand` is iOS 16.
 open class AVAssetResourceLoadingContentInformationRequest: NSObject {

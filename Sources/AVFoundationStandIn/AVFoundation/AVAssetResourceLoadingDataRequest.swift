@@ -3,7 +3,8 @@ import Foundation
 
 /// Stand-in for AVFoundation's `AVAssetResourceLoadingDataRequest`: the byte range the player wants.
 ///
-/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not Sendable; `requestedOffset`
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not
+/// Sendable; `requestedOffset`
 /// and `currentOffset` are `long long`, `requestedLength` is `NSInteger`, `requestsAllDataToEndOfResource`
 /// is iOS 9.
 open class AVAssetResourceLoadingDataRequest: NSObject {

@@ -4,7 +4,8 @@ import Foundation
 /// Stand-in for AVFoundation's `AVAssetResourceLoadingRequest`: one request of the player, handed to the
 /// delegate, answered with `dataRequest?.respond(with:)` and ended with `finishLoading`.
 ///
-/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not Sendable, not isolated;
+/// Checked against the iOS 17.2 and iOS 18.0 SDKs' `AVAssetResourceLoader.h` (no copy of Xcode 26's was found): not
+/// Sendable, not isolated;
 /// `request` is `nonnull`, `contentInformationRequest` and `dataRequest` nullable, `finishLoadingWithError:`
 /// takes a nullable error.
 open class AVAssetResourceLoadingRequest: NSObject {
@@ -34,11 +35,13 @@ open class AVAssetResourceLoadingRequest: NSObject {
         let range = shape.length.map { "bytes=\(shape.offset)-\(shape.offset + $0 - 1)" } ?? "bytes=\(shape.offset)-"
         urlRequest.setValue(range, forHTTPHeaderField: "Range")
         self.request = urlRequest
-        let information = shape.info
+        let information =
+            shape.info
             ? AVAssetResourceLoadingContentInformationRequest(allowedContentTypes: shape.allowedContentTypes) : nil
         self.contentInformationRequest = information
-        self.core = LoadingRequestCore(index: index, startOffset: shape.offset, hasData: shape.data,
-                                       contentInformation: information, loader: loader, observer: observer)
+        self.core = LoadingRequestCore(
+            index: index, startOffset: shape.offset, hasData: shape.data,
+            contentInformation: information, loader: loader, observer: observer)
         if shape.data {
             let requested = shape.length ?? shape.knownLength.map { max(0, $0 - shape.offset) } ?? Int64(Int.max)
             self.dataRequest = AVAssetResourceLoadingDataRequest(

@@ -10,7 +10,8 @@ import Foundation
 open class AVPlayerItem: NSObject {
     /// Posted (object: the item) when the item has played to its end. A global `NSNotificationName` constant
     /// outside the class in every SDK checked (`AVF_EXPORT`), so not isolated; it may be posted on any thread.
-    nonisolated public static let didPlayToEndTimeNotification = Notification.Name("AVPlayerItemDidPlayToEndTimeNotification")
+    nonisolated public static let didPlayToEndTimeNotification = Notification.Name(
+        "AVPlayerItemDidPlayToEndTimeNotification")
 
     /// The asset this item plays (`nonnull`, read-only; main-actor isolated in the Xcode 26 SDK).
     public var asset: AVAsset { storedAsset.value }

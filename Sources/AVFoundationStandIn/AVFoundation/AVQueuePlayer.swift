@@ -13,7 +13,8 @@ open class AVQueuePlayer: AVPlayer {
     ///
     /// Not part of AVFoundation (KVO on `items` is, and does not exist on Linux): the stand-in's own tests
     /// use it; an adapter must not.
-    nonisolated public static let itemsDidChangeNotification = Notification.Name("AVFoundationStandIn.AVQueuePlayer.itemsDidChange")
+    nonisolated public static let itemsDidChangeNotification = Notification.Name(
+        "AVFoundationStandIn.AVQueuePlayer.itemsDidChange")
 
     /// Creates a queue player without items.
     nonisolated public override init() {

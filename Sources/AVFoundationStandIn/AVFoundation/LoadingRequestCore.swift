@@ -27,8 +27,11 @@ final class LoadingRequestCore: @unchecked Sendable {
     private weak var observer: (any LoadingRequestObserver)?
     private let hasData: Bool
 
-    init(index: Int, startOffset: Int64, hasData: Bool, contentInformation: AVAssetResourceLoadingContentInformationRequest?,
-         loader: AVAssetResourceLoader, observer: (any LoadingRequestObserver)?) {
+    init(
+        index: Int, startOffset: Int64, hasData: Bool,
+        contentInformation: AVAssetResourceLoadingContentInformationRequest?,
+        loader: AVAssetResourceLoader, observer: (any LoadingRequestObserver)?
+    ) {
         self.index = index
         self.hasData = hasData
         self.contentInformation = contentInformation
@@ -55,8 +58,9 @@ final class LoadingRequestCore: @unchecked Sendable {
             }
         }
         if let phase = outcome.tooLate {
-            report("respond(with:) called after the request was \(phase == .finished ? "finished" : "cancelled")",
-                   key: "respond-after-end")
+            report(
+                "respond(with:) called after the request was \(phase == .finished ? "finished" : "cancelled")",
+                key: "respond-after-end")
         }
         guard let offset = outcome.offset else { return }
         if !data.isEmpty {
@@ -83,18 +87,21 @@ final class LoadingRequestCore: @unchecked Sendable {
         case .open:
             if error == nil, let information = contentInformation {
                 if let problem = Self.allowedTypeProblem(information) {
-                    report("finishLoading raised NSInternalInconsistencyException (the app would crash): \(problem)",
-                           key: "disallowed-content-type")
+                    report(
+                        "finishLoading raised NSInternalInconsistencyException (the app would crash): \(problem)",
+                        key: "disallowed-content-type")
                 } else {
                     loader?.learnedContentLength(information.contentLength)
                 }
             }
             loader?.requestDidEnd(self)
             let info = contentInformation.map {
-                ContentInformationSnapshot(contentType: $0.contentType, contentLength: $0.contentLength,
-                                           isByteRangeAccessSupported: $0.isByteRangeAccessSupported)
+                ContentInformationSnapshot(
+                    contentType: $0.contentType, contentLength: $0.contentLength,
+                    isByteRangeAccessSupported: $0.isByteRangeAccessSupported)
             }
-            observer?.loadingRequest(index, didFinishWith: error, info: info, currentOffset: hasData ? currentOffset : nil)
+            observer?.loadingRequest(
+                index, didFinishWith: error, info: info, currentOffset: hasData ? currentOffset : nil)
         }
     }
 

@@ -7,7 +7,8 @@ protocol LoadingRequestObserver: AnyObject {
     /// The delegate responded `data`, which starts at `offset` of the resource.
     func loadingRequest(_ index: Int, didRespond data: Data, at offset: Int64)
     /// The delegate called `finishLoading`; `currentOffset` is the data request's offset at that moment.
-    func loadingRequest(_ index: Int, didFinishWith error: (any Error)?, info: ContentInformationSnapshot?, currentOffset: Int64?)
+    func loadingRequest(
+        _ index: Int, didFinishWith error: (any Error)?, info: ContentInformationSnapshot?, currentOffset: Int64?)
     /// The request was cancelled and the delegate told so.
     func loadingRequestWasCancelled(_ index: Int)
     /// The delegate broke the contract in a way only the request itself can see.

@@ -14,7 +14,8 @@ struct ContentInformationCheck {
         case nil:
             problems.append("contentType not set before finishLoading")
         case let type? where type.contains("/"):
-            problems.append("contentType \"\(type)\" is a MIME type; AVFoundation wants a UTI (AVPlayer fails with -11828)")
+            problems.append(
+                "contentType \"\(type)\" is a MIME type; AVFoundation wants a UTI (AVPlayer fails with -11828)")
         case let type? where expectedType.map({ $0 != type }) ?? false:
             problems.append("contentType \"\(type)\", expected \"\(expectedType ?? "")\"")
         default:

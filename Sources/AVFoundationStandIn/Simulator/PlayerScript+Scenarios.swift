@@ -1,7 +1,8 @@
 #if os(Linux)
 import Foundation
 
-/// Ready-made request patterns observed from AVPlayer (the recorded traces in `RecordedTraces.swift` and the published reports they come from).
+/// Ready-made request patterns observed from AVPlayer (the recorded traces in `RecordedTraces.swift` and the published
+/// reports they come from).
 extension PlayerScript {
     /// The content-information probe most patterns start with: as in real AVFoundation, it usually
     /// carries a 2-byte data request (`bytes=0-1`) too.
@@ -14,11 +15,12 @@ extension PlayerScript {
     /// from that point read to the end of the resource.
     public static func linearPlay(length: Int64) -> PlayerScript {
         let firstChunk: Int64 = 60 * 1024
-        return PlayerScript(requests: [
-            probe,
-            ScriptedRequest(offset: 0, length: nil, cancelAfter: firstChunk),
-            ScriptedRequest(offset: min(firstChunk, length - 1), length: nil),
-        ], toEndReadLimit: nil)
+        return PlayerScript(
+            requests: [
+                probe,
+                ScriptedRequest(offset: 0, length: nil, cancelAfter: firstChunk),
+                ScriptedRequest(offset: min(firstChunk, length - 1), length: nil),
+            ], toEndReadLimit: nil)
     }
 
     /// An MP4 with `moov` at the end: probe, a to-end request from 0 cancelled after 16 KB, the last
@@ -27,12 +29,13 @@ extension PlayerScript {
     public static func moovAtEnd(length: Int64) -> PlayerScript {
         let head: Int64 = 16 * 1024
         let tail = min(512 * 1024, length)
-        return PlayerScript(requests: [
-            probe,
-            ScriptedRequest(offset: 0, length: nil, cancelAfter: head),
-            ScriptedRequest(offset: length - tail, length: tail),
-            ScriptedRequest(offset: min(head, length - 1), length: nil),
-        ], toEndReadLimit: nil)
+        return PlayerScript(
+            requests: [
+                probe,
+                ScriptedRequest(offset: 0, length: nil, cancelAfter: head),
+                ScriptedRequest(offset: length - tail, length: tail),
+                ScriptedRequest(offset: min(head, length - 1), length: nil),
+            ], toEndReadLimit: nil)
     }
 
     /// A user scrubbing: probe, then `seeks` to-end requests at random offsets, each cancelled after
@@ -45,8 +48,10 @@ extension PlayerScript {
             let offset = Int64(random.next() % UInt64(max(1, length)))
             let cancelAfter = Int64(64 * 1024 + random.next() % UInt64(448 * 1024 + 1))
             let overlapping = seek > 0 && seek % 2 == 1
-            requests.append(ScriptedRequest(offset: offset, length: nil, cancelAfter: cancelAfter,
-                                            openWith: overlapping ? [requests.count - 1] : []))
+            requests.append(
+                ScriptedRequest(
+                    offset: offset, length: nil, cancelAfter: cancelAfter,
+                    openWith: overlapping ? [requests.count - 1] : []))
         }
         return PlayerScript(requests: requests)
     }

@@ -38,8 +38,10 @@ public struct ScriptedRequest: Sendable, Equatable {
     public var openWith: [Int]
 
     /// Creates a scripted request.
-    public init(info: Bool = false, data: Bool = true, offset: Int64, length: Int64?,
-                cancelAfter: Int64? = nil, openWith: [Int] = []) {
+    public init(
+        info: Bool = false, data: Bool = true, offset: Int64, length: Int64?,
+        cancelAfter: Int64? = nil, openWith: [Int] = []
+    ) {
         self.info = info
         self.data = data
         self.offset = offset

@@ -30,8 +30,10 @@ public final class PlayerSimulator: @unchecked Sendable {
     /// `expectedBytes`; when `expectedContentType` (a UTI) is given, the delegate must report exactly it.
     /// `allowedContentTypes` is what content-information requests carry (AVFoundation fills it in some
     /// contexts; a delegate reporting a type outside it crashes the app).
-    public init(asset: AVURLAsset, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data, resourceLength: Int64,
-                expectedContentType: String? = nil, allowedContentTypes: [String]? = nil, hold: AssetHold = .strong) {
+    public init(
+        asset: AVURLAsset, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data, resourceLength: Int64,
+        expectedContentType: String? = nil, allowedContentTypes: [String]? = nil, hold: AssetHold = .strong
+    ) {
         strongAsset = hold == .strong ? asset : nil
         weakAsset = asset
         loader = asset.resourceLoader
@@ -51,9 +53,10 @@ public final class PlayerSimulator: @unchecked Sendable {
     /// read up to its cancel point and cancelled, or left for the delegate to finish. Gives up after
     /// `timeout` seconds, reporting whatever is still open.
     public func run(_ script: PlayerScript, timeout: TimeInterval = 60) async -> SimulationReport {
-        let run = SimulationRun(script: script, loader: loader, expectedBytes: expectedBytes,
-                                resourceLength: resourceLength, expectedContentType: expectedContentType,
-                                abandoned: { [weak self] in self?.assetAbandoned ?? true })
+        let run = SimulationRun(
+            script: script, loader: loader, expectedBytes: expectedBytes,
+            resourceLength: resourceLength, expectedContentType: expectedContentType,
+            abandoned: { [weak self] in self?.assetAbandoned ?? true })
         guard let queue = loader.delegateQueue, loader.delegate != nil else {
             run.fail("the resource loader has no delegate and queue: AVPlayer would load the URL itself (and fail)")
             return run.close(timedOut: nil)
@@ -87,7 +90,8 @@ public final class PlayerSimulator: @unchecked Sendable {
     /// Creates request `index` and hands it to the delegate on the delegate queue.
     private func issue(_ index: Int, of run: SimulationRun, on queue: DispatchQueue) {
         guard let delegate = loader.delegate else {
-            run.fail("\(run.plans[index].name): the delegate is gone; the loader holds it weakly, so the app must retain it")
+            run.fail(
+                "\(run.plans[index].name): the delegate is gone; the loader holds it weakly, so the app must retain it")
             run.issued(index, nil)
             return
         }

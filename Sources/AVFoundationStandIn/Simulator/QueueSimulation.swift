@@ -22,8 +22,10 @@ public final class QueueSimulation {
         public var script: PlayerScript
 
         /// Creates a queue item.
-        public init(asset: AVURLAsset, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data, resourceLength: Int64,
-                    expectedContentType: String? = nil, script: PlayerScript? = nil) {
+        public init(
+            asset: AVURLAsset, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data, resourceLength: Int64,
+            expectedContentType: String? = nil, script: PlayerScript? = nil
+        ) {
             self.asset = asset
             self.expectedBytes = expectedBytes
             self.resourceLength = resourceLength
@@ -50,11 +52,13 @@ public final class QueueSimulation {
         var reports = Array(repeating: SimulationReport(), count: items.count)
         for index in items.indices {
             if player.currentItem !== playerItems[index] {
-                reports[index].failures.append("item \(index) is not the current item of the queue player when its turn comes")
+                reports[index].failures.append(
+                    "item \(index) is not the current item of the queue player when its turn comes")
             }
             let current = simulator(index)
             let next = index + 1 < items.count ? simulator(index + 1) : nil
-            let nextScript = index + 1 < items.count ? PlayerScript.prebuffer(length: items[index + 1].resourceLength) : nil
+            let nextScript =
+                index + 1 < items.count ? PlayerScript.prebuffer(length: items[index + 1].resourceLength) : nil
             let script = items[index].script
             async let playing = current.run(script, timeout: timeout)
             async let prebuffering: SimulationReport? = {
@@ -74,8 +78,9 @@ public final class QueueSimulation {
     }
 
     private func simulator(_ index: Int) -> PlayerSimulator {
-        PlayerSimulator(asset: items[index].asset, expectedBytes: items[index].expectedBytes,
-                        resourceLength: items[index].resourceLength, expectedContentType: items[index].expectedContentType)
+        PlayerSimulator(
+            asset: items[index].asset, expectedBytes: items[index].expectedBytes,
+            resourceLength: items[index].resourceLength, expectedContentType: items[index].expectedContentType)
     }
 
     /// After advancing, the item must have left the queue and the next one be current.
@@ -83,7 +88,9 @@ public final class QueueSimulation {
         let remaining = player.items()
         let next = index + 1 < playerItems.count ? playerItems[index + 1] : nil
         if remaining.contains(where: { $0 === playerItems[index] }) || player.currentItem !== next {
-            return SimulationReport(failures: ["advanceToNextItem() after item \(index) left the queue in the wrong state"])
+            return SimulationReport(failures: [
+                "advanceToNextItem() after item \(index) left the queue in the wrong state"
+            ])
         }
         return SimulationReport(checksPassed: 1)
     }

@@ -24,9 +24,11 @@ public struct SimulationReport: Sendable, Equatable {
     public var passed: Bool { failures.isEmpty }
 
     /// Creates a report.
-    public init(checksPassed: Int = 0, failures: [String] = [], bytesPlayed: Int64 = 0,
-                timeToFirstByte: TimeInterval? = nil, longestWait: TimeInterval = 0, requests: Int = 0,
-                requestsReleased: Int = 0) {
+    public init(
+        checksPassed: Int = 0, failures: [String] = [], bytesPlayed: Int64 = 0,
+        timeToFirstByte: TimeInterval? = nil, longestWait: TimeInterval = 0, requests: Int = 0,
+        requestsReleased: Int = 0
+    ) {
         self.checksPassed = checksPassed
         self.failures = failures
         self.bytesPlayed = bytesPlayed

@@ -50,8 +50,10 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
     /// Where the simulated player cancels requests: not the delegate queue.
     private let playerQueue = DispatchQueue(label: "AVFoundationStandIn.player")
 
-    init(script: PlayerScript, loader: AVAssetResourceLoader, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data,
-         resourceLength: Int64, expectedContentType: String?, abandoned: @escaping @Sendable () -> Bool) {
+    init(
+        script: PlayerScript, loader: AVAssetResourceLoader, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data,
+        resourceLength: Int64, expectedContentType: String?, abandoned: @escaping @Sendable () -> Bool
+    ) {
         self.loader = loader
         self.abandoned = abandoned
         self.expectedBytes = expectedBytes
@@ -64,8 +66,9 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             let naturalEnd = scripted.length.map { min(scripted.offset + $0, resourceLength) } ?? resourceLength
             let cap = scripted.cancelAfter ?? (scripted.length == nil ? script.toEndReadLimit : nil)
             let target = scripted.data ? cap.map { min(scripted.offset + $0, naturalEnd) } ?? naturalEnd : naturalEnd
-            return Plan(scripted: scripted, naturalEnd: naturalEnd, target: target, expectsFinish: target >= naturalEnd,
-                        name: "request \(index) (\(scripted.info ? "info, " : "")\(scripted.rangeHeader))")
+            return Plan(
+                scripted: scripted, naturalEnd: naturalEnd, target: target, expectsFinish: target >= naturalEnd,
+                name: "request \(index) (\(scripted.info ? "info, " : "")\(scripted.rangeHeader))")
         }
         firstDataIndex = script.requests.firstIndex { $0.data || !$0.info }
         state = Locked(State(progress: Array(repeating: Progress(), count: script.requests.count)))
@@ -108,7 +111,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
                 state.checksPassed += 1
                 return nil
             }
-            state.failures.append("\(plan.name): the delegate returned false from shouldWaitForLoadingOfRequestedResource")
+            state.failures.append(
+                "\(plan.name): the delegate returned false from shouldWaitForLoadingOfRequestedResource")
             state.progress[index].ended = true
             return state.progress[index].request
         }
@@ -131,7 +135,9 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         let expected = expectedBytes(checked)
         let correct = slice == expected
         if !correct {
-            let differing = zip(slice, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(slice.count, expected.count)
+            let differing =
+                zip(slice, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(slice.count, expected.count)
             problems.append("\(plan.name): wrong bytes, first difference at offset \(offset + Int64(differing))")
         }
         let now = monotonicSeconds()
@@ -149,7 +155,9 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         cancelIfSatisfied(index)
     }
 
-    func loadingRequest(_ index: Int, didFinishWith error: (any Error)?, info: ContentInformationSnapshot?, currentOffset: Int64?) {
+    func loadingRequest(
+        _ index: Int, didFinishWith error: (any Error)?, info: ContentInformationSnapshot?, currentOffset: Int64?
+    ) {
         let plan = plans[index]
         var problems: [String] = []
         var passed = 0
@@ -164,8 +172,10 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             }
         } else {
             if plan.scripted.info {
-                let infoProblems = ContentInformationCheck(expectedLength: resourceLength, expectedType: expectedContentType)
-                    .problems(in: info)
+                let infoProblems = ContentInformationCheck(
+                    expectedLength: resourceLength, expectedType: expectedContentType
+                )
+                .problems(in: info)
                 problems += infoProblems.map { "\(plan.name): \($0)" }
                 passed += infoProblems.isEmpty ? 1 : 0
             }
@@ -173,8 +183,9 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             if plan.scripted.data, !plan.scripted.info, let currentOffset {
                 if currentOffset < plan.naturalEnd {
                     let what = plan.scripted.length == nil ? "the resource end" : "the requested end"
-                    problems.append("\(plan.name): finished early at offset \(currentOffset), before \(what) \(plan.naturalEnd); "
-                        + "AVFoundation would believe the resource ends there")
+                    problems.append(
+                        "\(plan.name): finished early at offset \(currentOffset), before \(what) \(plan.naturalEnd); "
+                            + "AVFoundation would believe the resource ends there")
                 } else {
                     passed += 1
                 }
@@ -216,7 +227,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         let request: AVAssetResourceLoadingRequest? = state.withLock { state in
             let progress = state.progress[index]
             guard progress.accepted == true, !progress.cancelRequested, !progress.ended,
-                  plan.scripted.offset + progress.received >= plan.target else { return nil }
+                plan.scripted.offset + progress.received >= plan.target
+            else { return nil }
             state.progress[index].cancelRequested = true
             return progress.request
         }
@@ -234,7 +246,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         let waiting = state.progress.indices.contains { index in
             let progress = state.progress[index]
             return progress.issuedAt != nil && !progress.ended
-                && (!plans[index].scripted.data || plans[index].scripted.offset + progress.received < plans[index].target)
+                && (!plans[index].scripted.data
+                    || plans[index].scripted.offset + progress.received < plans[index].target)
         }
         state.waitStart = waiting ? now : nil
     }
@@ -261,12 +274,14 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
                 }
             }
             let ttfb = firstDataIndex.flatMap { index -> TimeInterval? in
-                guard let issued = state.progress[index].issuedAt, let first = state.progress[index].firstRespondAt else { return nil }
+                guard let issued = state.progress[index].issuedAt, let first = state.progress[index].firstRespondAt
+                else { return nil }
                 return first - issued
             }
-            return SimulationReport(checksPassed: state.checksPassed, failures: state.failures, bytesPlayed: state.bytesPlayed,
-                                    timeToFirstByte: ttfb, longestWait: state.longestWait,
-                                    requests: state.progress.filter { $0.issuedAt != nil }.count, requestsReleased: state.released)
+            return SimulationReport(
+                checksPassed: state.checksPassed, failures: state.failures, bytesPlayed: state.bytesPlayed,
+                timeToFirstByte: ttfb, longestWait: state.longestWait,
+                requests: state.progress.filter { $0.issuedAt != nil }.count, requestsReleased: state.released)
         }
     }
 }

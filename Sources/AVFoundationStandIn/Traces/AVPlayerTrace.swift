@@ -55,10 +55,12 @@ public struct AVPlayerTrace: Decodable, Sendable, Equatable {
 
     /// The trace as a script for `PlayerSimulator` (to-end requests without a cancel are read for 4 MiB).
     public var script: PlayerScript {
-        PlayerScript(requests: requests.map {
-            ScriptedRequest(info: $0.info, data: $0.data, offset: $0.offset, length: $0.length,
-                            cancelAfter: $0.cancelAfter, openWith: $0.openWith)
-        })
+        PlayerScript(
+            requests: requests.map {
+                ScriptedRequest(
+                    info: $0.info, data: $0.data, offset: $0.offset, length: $0.length,
+                    cancelAfter: $0.cancelAfter, openWith: $0.openWith)
+            })
     }
 
     /// Reads a JSON-lines file of traces; blank lines are skipped, a bad line throws

@@ -9,7 +9,7 @@ public enum AVPlayerTraceError: Error, Equatable, CustomStringConvertible, Local
     /// A message naming the file and the line.
     public var description: String {
         switch self {
-        case let .invalidLine(file, line, reason):
+        case .invalidLine(let file, let line, let reason):
             "\(file):\(line): not a valid AVPlayer trace: \(reason)"
         }
     }

@@ -36,7 +36,9 @@ final class Evictor: Sendable {
         guard isActive else { return false }
         return written.withLock { total in
             total += bytes
-            guard total >= Self.checkInterval || limits.maxBytes.map({ $0 < Self.checkInterval * 4 }) == true else { return false }
+            guard total >= Self.checkInterval || limits.maxBytes.map({ $0 < Self.checkInterval * 4 }) == true else {
+                return false
+            }
             total = 0
             return true
         }
@@ -47,7 +49,8 @@ final class Evictor: Sendable {
         summaries.withLock { known in
             guard known != nil else { return }
             if let record {
-                known!.entries[key] = Summary(bytes: record.ranges.byteCount, lastAccess: record.lastAccess, pinned: record.pinned)
+                known!.entries[key] = Summary(
+                    bytes: record.ranges.byteCount, lastAccess: record.lastAccess, pinned: record.pinned)
             } else {
                 known!.entries[key] = nil
             }
@@ -64,7 +67,8 @@ final class Evictor: Sendable {
 
     private func knownEntries(now: Date) -> [String: Summary] {
         if let known = summaries.withLock({ $0 }), now.timeIntervalSince(known.read) < Self.refreshInterval,
-           now >= known.read {
+            now >= known.read
+        {
             return known.entries
         }
         var entries: [String: Summary] = [:]

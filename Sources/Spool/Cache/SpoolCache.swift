@@ -53,10 +53,8 @@ public final class SpoolCache: Sendable {
     ) -> ByteStream {
         ByteStream(
             acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate,
-            consumer: consumer
-        ) { [weak self] loader in
-            self?.release(loader) ?? loader.close()
-        }
+            consumer: consumer,
+            release: { [weak self] loader in self?.release(loader) ?? loader.close() })
     }
 
     /// Caches `length` bytes (or to the end) of `resource` from `offset` without delivering them, giving way
@@ -219,10 +217,12 @@ public final class SpoolCache: Sendable {
         let key = key(for: resource)
         let (loader, opened) = loaders.withLock { loaders in
             let existing = loaders[key]
-            let loader = existing ?? ResourceLoader(
-                key: key, url: resource.url, origin: resource.origin ?? configuration.origin,
-                environment: environment
-            ) { [weak self] loader in self?.closeIfIdle(loader) }
+            let loader =
+                existing
+                ?? ResourceLoader(
+                    key: key, url: resource.url, origin: resource.origin ?? configuration.origin,
+                    environment: environment
+                ) { [weak self] loader in self?.closeIfIdle(loader) }
             loaders[key] = loader
             loader.retain()
             return (loader, existing == nil)

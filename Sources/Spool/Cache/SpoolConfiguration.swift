@@ -53,7 +53,8 @@ public struct SpoolConfiguration: Sendable {
             .appendingPathComponent(".cache", isDirectory: true)
             .appendingPathComponent("spool", isDirectory: true)
         #else
-        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+        let caches =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent("Spool", isDirectory: true)
         #endif

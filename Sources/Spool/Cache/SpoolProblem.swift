@@ -17,7 +17,8 @@ public enum SpoolProblem: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .storageFailed(let reason): "cache writes fail (\(reason)); reading from the origin without caching"
         case .corruptData(let url, let range):
-            "cached bytes \(range.lowerBound)-\(range.upperBound - 1) of \(url) failed their checksum; fetching them again"
+            "cached bytes \(range.lowerBound)-\(range.upperBound - 1) of \(url) failed their checksum; fetching them "
+                + "again"
         case .wrongKey(let url): "\(url) was cached with another encryption key; fetching it again"
         }
     }

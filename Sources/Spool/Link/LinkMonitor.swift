@@ -83,7 +83,9 @@ final class LinkMonitor: Sendable {
         }
 
         mutating func closeSample() {
-            guard sampleTime >= LinkMonitor.minimumSampleTime, sampleBytes >= LinkMonitor.minimumSampleBytes else { return }
+            guard sampleTime >= LinkMonitor.minimumSampleTime, sampleBytes >= LinkMonitor.minimumSampleBytes else {
+                return
+            }
             rates.append(Double(sampleBytes) / sampleTime)
             if rates.count > LinkMonitor.samplesKept { rates.removeFirst() }
             sampleBytes = 0
@@ -131,7 +133,8 @@ final class LinkMonitor: Sendable {
 
     /// A request to `url` got its response head `seconds` after it was sent; `newConnection` is what
     /// `requestSent` said of it.
-    func responded(_ url: URL, after seconds: TimeInterval, newConnection: Bool, at now: TimeInterval = LinkMonitor.now) {
+    func responded(_ url: URL, after seconds: TimeInterval, newConnection: Bool, at now: TimeInterval = LinkMonitor.now)
+    {
         update(url) { host in
             if newConnection {
                 host.handshakeRoundTrips.add(max(0, seconds), at: now)

@@ -81,17 +81,21 @@ private final class ReadSession: @unchecked Sendable {
         do {
             if reader == nil {
                 let info = try await loader.contentInfo(
-                    near: stream.offset, until: stream.length.map { stream.offset + min($0, Int64.max - stream.offset) })
+                    near: stream.offset, until: stream.length.map { stream.offset + min($0, Int64.max - stream.offset) }
+                )
                 let offset = stream.offset
                 guard offset >= 0, offset <= info.length, (stream.length ?? 0) >= 0 else {
                     throw SpoolError.rangeNotSatisfiable(requested: offset, length: info.length)
                 }
-                end = stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) } ?? info.length
+                end =
+                    stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) }
+                    ?? info.length
                 reader = loader.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
             }
-            guard let chunk = try await loader.nextChunk(
-                reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
-                consumer: stream.consumer)
+            guard
+                let chunk = try await loader.nextChunk(
+                    reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
+                    consumer: stream.consumer)
             else {
                 finish()
                 return nil
@@ -131,7 +135,8 @@ private final class ReadSession: @unchecked Sendable {
                 guard let chunk = try await iterator.next() else {
                     direct = nil
                     guard position >= (end ?? position) else {
-                        throw SpoolError.truncatedBody(expected: (end ?? position) - offset, received: position - offset)
+                        throw SpoolError.truncatedBody(
+                            expected: (end ?? position) - offset, received: position - offset)
                     }
                     done = true
                     return nil
@@ -144,7 +149,10 @@ private final class ReadSession: @unchecked Sendable {
                 let upTo = chunk.startIndex + Int(min(Int64(chunk.count), (end ?? chunkEnd) - offset))
                 guard from < upTo else { continue }
                 position += Int64(upTo - from)
-                if position >= (end ?? .max) { direct = nil; done = true }
+                if position >= (end ?? .max) {
+                    direct = nil
+                    done = true
+                }
                 return chunk[from..<upTo]
             }
             return nil

@@ -8,7 +8,8 @@ import Foundation
 /// little at a time. What an abandoned read wastes is about what was in flight, so this also bounds the
 /// waste per seek to about one bandwidth-delay product (`bandwidthDelayMultiple` trades the two). Once a read
 /// has consumed `probation`, its pieces also grow with what it consumed (`readAheadRatio`), as far as
-/// `longestPieceTime` of the link allows, so a long read runs in few, large requests. Before anything is known of a host, a read's first request asks for
+/// `longestPieceTime` of the link allows, so a long read runs in few, large requests. Before anything is known of a
+/// host, a read's first request asks for
 /// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
 public struct FetchPolicy: Sendable, Hashable {
     /// The smallest piece.

@@ -92,10 +92,14 @@ struct LoaderState {
             return .fail(SpoolError.invalidResponse("no content information"))
         }
         if let delivered = reader.generation, delivered != generation { return .fail(SpoolError.resourceChanged) }
-        if position > info.length { return .fail(SpoolError.rangeNotSatisfiable(requested: position, length: info.length)) }
+        if position > info.length {
+            return .fail(SpoolError.rangeNotSatisfiable(requested: position, length: info.length))
+        }
         if position >= end { return .finished }
         if let present = stored.range(containing: position) {
-            if reader.generation == nil, fetches.values.contains(where: { $0.position == present.upperBound && $0.position < $0.end }) {
+            if reader.generation == nil,
+                fetches.values.contains(where: { $0.position == present.upperBound && $0.position < $0.end })
+            {
                 // Its first bytes are still arriving from the origin: its client waits on the network, as
                 // one that waited for a request does, and is not replaying what is cached.
                 readers[id]!.mayFetch = true
@@ -177,9 +181,9 @@ struct LoaderState {
         let storedNext = stored.firstOffset(atOrAfter: offset)
         let fetchNext = fetches.values.filter { $0.position > offset && $0.position < $0.end }.map(\.position).min()
         switch (storedNext, fetchNext) {
-        case let (a?, b?): return min(a, b)
-        case let (a?, nil): return a
-        case let (nil, b?): return b
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
         case (nil, nil): return nil
         }
     }
@@ -199,7 +203,8 @@ struct LoaderState {
         _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>
     ) -> (id: Int, cancelled: [Int]) {
         let id = makeID()
-        fetches[id] = Fetch(position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true)
+        fetches[id] = Fetch(
+            position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true)
         let cancelled = absorb(answered, servedFrom: offset, requested: requested.lowerBound, fetch: id) ?? []
         if let info, var fetch = fetches[id] {
             // An origin that ignored the range sends the whole body: take all of it, it will not be asked twice.

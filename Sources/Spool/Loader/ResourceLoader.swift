@@ -101,8 +101,10 @@ final class ResourceLoader: Sendable {
             record = nil
         }
         problemAtOpening = problem
-        let state = LoaderState(policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
-        var initial = Inner(state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
+        let state = LoaderState(
+            policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
+        var initial = Inner(
+            state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
         initial.pinned = record?.pinned ?? false
         initial.edgeSums = record?.edgeSums ?? [:]
         initial.recordStamp = environment.store.recordStamp(key: key)
@@ -124,7 +126,9 @@ final class ResourceLoader: Sendable {
 
     /// What eviction needs to know of the entry: its bytes, last access and pin.
     var summary: Evictor.Summary {
-        inner.withLock { Evictor.Summary(bytes: $0.state.stored.byteCount, lastAccess: $0.lastAccess, pinned: $0.pinned) }
+        inner.withLock {
+            Evictor.Summary(bytes: $0.state.stored.byteCount, lastAccess: $0.lastAccess, pinned: $0.pinned)
+        }
     }
 
     /// Whether the entry is pinned.
@@ -229,17 +233,22 @@ final class ResourceLoader: Sendable {
             } catch {
                 environment.link.requestEnded(url, reusable: false)
                 failures += 1
-                guard policy.retries(after: error, failuresInARow: failures, silentFor: LinkMonitor.now - began) else { throw error }
+                guard policy.retries(after: error, failuresInARow: failures, silentFor: LinkMonitor.now - began) else {
+                    throw error
+                }
                 try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: failures) * 1_000_000_000))
             }
         }
-        let opening = Result { try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
-            let opened = inner.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
-            if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
-            inner.dirty = true
-            inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
-            return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info)
-        } }
+        let opening = Result {
+            try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
+                let opened = inner.state.openDiscovered(
+                    response.info, servedFrom: response.offset, requested: requested)
+                if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
+                inner.dirty = true
+                inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
+                return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info)
+            }
+        }
         if case .failure = opening { environment.link.requestEnded(url, reusable: false) }
         let (cancelled, info) = try opening.get()
         for task in cancelled { task.cancel() }
@@ -347,7 +356,10 @@ final class ResourceLoader: Sendable {
                 case .success(let data?): return data
                 case .success(nil): continue
                 case .failure(let damage as BlockDamage):
-                    for range in damage.ranges { environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range)) }
+                    for range in damage.ranges {
+                        environment.problems.report(
+                            .corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))
+                    }
                     notifyReaders()
                 case .failure(let error): throw error
                 }
@@ -441,7 +453,8 @@ final class ResourceLoader: Sendable {
         file?.lockRecord()
         defer { file?.unlockRecord() }
         if let theirs = store.record(key: key), theirs.keyCheck == record.keyCheck,
-           !theirs.info.isDifferentVersion(from: record.info) {
+            !theirs.info.isDifferentVersion(from: record.info)
+        {
             // Bytes this loader dropped (damaged, evicted) stay dropped even if the record still names them.
             var offered = theirs.ranges
             for range in distrusted.ranges { offered.remove(range) }
@@ -469,7 +482,7 @@ final class ResourceLoader: Sendable {
         guard stamp != inner.recordStamp else { return false }
         inner.recordStamp = stamp
         guard let info = inner.state.info, let theirs = store.record(key: key),
-              theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info)
+            theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info)
         else { return false }
         var offered = theirs.ranges
         for range in inner.distrusted.ranges { offered.remove(range) }
@@ -499,7 +512,8 @@ final class ResourceLoader: Sendable {
             for range in inner.state.stored.ranges where !range.isEmpty {
                 for block in BlockLayout.blocks(in: range) { candidates.insert(block) }
             }
-            let order = candidates
+            let order =
+                candidates
                 .filter { spared.intersection(BlockLayout.range(of: $0)).isEmpty }
                 .sorted { (inner.blockUse[$0] ?? .distantPast, $0) < (inner.blockUse[$1] ?? .distantPast, $1) }
             var freed: Int64 = 0
@@ -572,12 +586,15 @@ extension ResourceLoader {
                 guard let left = inner.withLock({ $0.state.remaining(of: id) }), !Task.isCancelled else {
                     return finishFetch(id, failure: nil)
                 }
-                throw SpoolError.truncatedBody(expected: expected - response.offset, received: left.lowerBound - response.offset)
+                throw SpoolError.truncatedBody(
+                    expected: expected - response.offset, received: left.lowerBound - response.offset)
             } catch {
                 if sending { environment.link.requestEnded(url, reusable: false) }
                 sending = false
                 if error is CancellationError || Task.isCancelled { return finishFetch(id, failure: nil) }
-                if case .rangeNotSatisfiable(_, let length) = error as? SpoolError, length != inner.withLock({ $0.state.info?.length }) {
+                if case .rangeNotSatisfiable(_, let length) = error as? SpoolError,
+                    length != inner.withLock({ $0.state.info?.length })
+                {
                     // The resource shrank or grew: nothing stored can be trusted to match it.
                     dropStoredVersion(exceptFetch: id)
                     return finishFetch(id, failure: SpoolError.resourceChanged)
@@ -593,7 +610,9 @@ extension ResourceLoader {
                     return finishFetch(id, failure: error)
                 }
                 let delay = policy.retryWait(attempt: failuresInARow)
-                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { return finishFetch(id, failure: nil) }
+                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
+                    return finishFetch(id, failure: nil)
+                }
             }
         }
     }
@@ -646,8 +665,9 @@ extension ResourceLoader {
     private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) throws {
         let cancelled = try inner.withLock { inner -> [Task<Void, Never>] in
             let before = inner.state.info
-            guard let others = inner.state.absorb(
-                response.info, servedFrom: response.offset, requested: requested, fetch: id)
+            guard
+                let others = inner.state.absorb(
+                    response.info, servedFrom: response.offset, requested: requested, fetch: id)
             else {
                 if inner.state.info != before { inner.dirty = true }
                 return []
@@ -712,13 +732,16 @@ extension ResourceLoader {
     /// `id` wants more.
     private func store(_ chunk: Data, at offset: Int64, fetch id: Int) throws -> Bool {
         let range = offset..<(offset + Int64(chunk.count))
-        let outcome = inner.withLock { inner -> Result<(more: Bool, flushDue: Bool, damaged: [Range<Int64>]), any Error> in
+        let outcome = inner.withLock {
+            inner -> Result<(more: Bool, flushDue: Bool, damaged: [Range<Int64>]), any Error> in
             var damaged: [Range<Int64>] = []
             do {
                 // Damage found on the way un-stores bytes, some of which this chunk may carry: go round
                 // until every byte of the chunk that is not stored has been written.
                 while true {
-                    guard let parts = inner.state.unstoredParts(of: range, fetch: id) else { return .success((false, false, damaged)) }
+                    guard let parts = inner.state.unstoredParts(of: range, fetch: id) else {
+                        return .success((false, false, damaged))
+                    }
                     if parts.isEmpty { break }
                     let file = try inner.openFile(environment, key: key)
                     let salt = inner.salt(key: key)
@@ -748,7 +771,8 @@ extension ResourceLoader {
             inner.unsynced = true
             // A fast download would sync every few milliseconds: at most a few times a second is enough to
             // keep what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
-            let flushDue = inner.unflushedBytes >= policy.indexInterval
+            let flushDue =
+                inner.unflushedBytes >= policy.indexInterval
                 && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= Self.minimumFlushInterval
             return .success((more, flushDue, damaged))
         }
@@ -758,7 +782,9 @@ extension ResourceLoader {
             throw error
         case .success(let result):
             environment.problems.storageWorked(Int64(chunk.count))
-            for range in result.damaged { environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range)) }
+            for range in result.damaged {
+                environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))
+            }
             environment.didWrite(Int64(chunk.count))
             if result.flushDue { flushSoon() }
             return result.more

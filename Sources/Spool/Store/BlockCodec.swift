@@ -108,7 +108,8 @@ enum BlockLayout {
     /// The salt of one version of a resource: derived from its identity, so every process computes the same
     /// one for the same version and a different one for any other.
     static func salt(key: String, info: ContentInfo) -> Data {
-        let identity = "spool-salt\u{0}\(key)\u{0}\(info.length)\u{0}\(info.entityTag ?? "")\u{0}\(info.lastModified ?? "")"
+        let identity =
+            "spool-salt\u{0}\(key)\u{0}\(info.length)\u{0}\(info.entityTag ?? "")\u{0}\(info.lastModified ?? "")"
         return Data(SHA256.hash(data: Data(identity.utf8)).prefix(16))
     }
 }

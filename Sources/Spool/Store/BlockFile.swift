@@ -50,7 +50,9 @@ final class BlockFile: Sendable {
                 hasher = codec.hasher(block: block, salt: salt)
                 if !existing.isEmpty {
                     if let plain = try plainBytes(
-                        block, segments: existing, area: area, edges: edges, salt: salt, verify: !trusted.contains(block)) {
+                        block, segments: existing, area: area, edges: edges, salt: salt,
+                        verify: !trusted.contains(block))
+                    {
                         var cursor = plain.startIndex
                         var placed = false
                         for part in existing {
@@ -103,7 +105,8 @@ final class BlockFile: Sendable {
     /// The plain bytes of `range`, all of them in `present`, each block verified; throws `BlockDamage`
     /// naming the present ranges of the first block that fails.
     func read(
-        _ range: Range<Int64>, present: ByteRangeSet, edges: EdgeSums, trusted: inout Set<Int64>, length: Int64, salt: Data
+        _ range: Range<Int64>, present: ByteRangeSet, edges: EdgeSums, trusted: inout Set<Int64>, length: Int64,
+        salt: Data
     ) throws -> Data {
         // One buffer for the whole read: trusted blocks are read straight into it.
         var result = Data(count: Int(range.upperBound - range.lowerBound))
@@ -122,13 +125,17 @@ final class BlockFile: Sendable {
                 guard complete else { throw BlockDamage(ranges: present.intersection(area)) }
                 if !codec.isIdentity {
                     let plain = try codec.transform(
-                        result.subdata(in: slot), block: block, offset: Int(wanted.lowerBound - area.lowerBound), salt: salt)
+                        result.subdata(in: slot), block: block, offset: Int(wanted.lowerBound - area.lowerBound),
+                        salt: salt)
                     result.replaceSubrange(slot, with: plain)
                 }
                 continue
             }
             let segments = present.intersection(area)
-            guard let plain = try plainBytes(block, segments: segments, area: area, edges: edges, salt: salt, verify: true) else {
+            guard
+                let plain = try plainBytes(
+                    block, segments: segments, area: area, edges: edges, salt: salt, verify: true)
+            else {
                 throw BlockDamage(ranges: segments)
             }
             trusted.insert(block)
@@ -193,7 +200,8 @@ final class BlockFile: Sendable {
         var plain = Data()
         for part in segments {
             guard let stored = try data.read(part) else { return nil }
-            plain.append(try codec.transform(stored, block: block, offset: Int(part.lowerBound - area.lowerBound), salt: salt))
+            plain.append(
+                try codec.transform(stored, block: block, offset: Int(part.lowerBound - area.lowerBound), salt: salt))
         }
         guard verify else { return plain }
         let expected: Data?

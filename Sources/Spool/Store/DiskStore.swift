@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -65,8 +66,8 @@ final class DiskStore: Sendable {
     /// The record file of `key` as written, if it decodes and is of the current format.
     private func storedRecord(key: String) -> EntryRecord? {
         guard let data = try? Data(contentsOf: recordURL(key)),
-              let record = try? Self.decoder.decode(EntryRecord.self, from: data),
-              record.format == EntryRecord.currentFormat, record.info.length >= 0
+            let record = try? Self.decoder.decode(EntryRecord.self, from: data),
+            record.format == EntryRecord.currentFormat, record.info.length >= 0
         else { return nil }
         return record
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,7 +14,9 @@ final class EntryFile: @unchecked Sendable {
     /// Opens (creating if needed) the file at `url` for reading and writing.
     init(url: URL) throws {
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw SpoolError.storage("cannot open \(url.lastPathComponent): \(Self.errnoText())") }
+        guard descriptor >= 0 else {
+            throw SpoolError.storage("cannot open \(url.lastPathComponent): \(Self.errnoText())")
+        }
         self.descriptor = descriptor
     }
 
@@ -26,7 +29,8 @@ final class EntryFile: @unchecked Sendable {
         try data.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
-                let result = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                let result = pwrite(
+                    descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
                 if result < 0, errno == EINTR { continue }
                 guard result > 0 else { throw SpoolError.storage("write: \(Self.errnoText())") }
                 done += result
@@ -47,7 +51,8 @@ final class EntryFile: @unchecked Sendable {
         precondition(buffer.count == count)
         var done = 0
         while done < count {
-            let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
+            let result = pread(
+                descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
             if result < 0, errno == EINTR { continue }
             if result == 0 { return false }
             guard result > 0 else { throw SpoolError.storage("read: \(Self.errnoText())") }
@@ -62,7 +67,9 @@ final class EntryFile: @unchecked Sendable {
         // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE from <linux/falloc.h>.
         _ = linuxFallocate(descriptor, 0x02 | 0x01, off_t(range.lowerBound), off_t(range.upperBound - range.lowerBound))
         #elseif canImport(Darwin)
-        var hole = fpunchhole_t(fp_flags: 0, reserved: 0, fp_offset: off_t(range.lowerBound), fp_length: off_t(range.upperBound - range.lowerBound))
+        var hole = fpunchhole_t(
+            fp_flags: 0, reserved: 0, fp_offset: off_t(range.lowerBound),
+            fp_length: off_t(range.upperBound - range.lowerBound))
         _ = fcntl(descriptor, F_PUNCHHOLE, &hole)
         #endif
     }
@@ -95,7 +102,9 @@ final class EntryFile: @unchecked Sendable {
 
     /// Cuts the file to `length` bytes.
     func truncate(to length: Int64) throws {
-        guard ftruncate(descriptor, off_t(length)) == 0 else { throw SpoolError.storage("truncate: \(Self.errnoText())") }
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw SpoolError.storage("truncate: \(Self.errnoText())")
+        }
     }
 
     /// Closes the descriptor; later calls do nothing.

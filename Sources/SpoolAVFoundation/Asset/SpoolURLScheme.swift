@@ -18,7 +18,9 @@ public enum SpoolURLScheme {
 
     /// The original URL of a rewritten one, or `nil` if `url` was not rewritten by `wrap`.
     public static func unwrap(_ url: URL) -> URL? {
-        guard let scheme = url.scheme, scheme.lowercased().hasPrefix(prefix), scheme.count > prefix.count else { return nil }
+        guard let scheme = url.scheme, scheme.lowercased().hasPrefix(prefix), scheme.count > prefix.count else {
+            return nil
+        }
         let original = scheme.dropFirst(prefix.count)
         let rest = url.absoluteString.dropFirst(scheme.count)
         return URL(string: String(original) + rest)

@@ -15,8 +15,11 @@ enum LoadingError: Error {
         if let loading = error as? LoadingError {
             switch loading {
             case .playlistNeedsProxy(let url):
-                (code, reason) = (NSURLErrorUnsupportedURL, "\(url.lastPathComponent) is an HLS playlist; SpoolAsset plays single "
-                    + "files (MP3, MP4, …): play HLS through SpoolProxy's url(for:) instead")
+                (code, reason) = (
+                    NSURLErrorUnsupportedURL,
+                    "\(url.lastPathComponent) is an HLS playlist; SpoolAsset plays single "
+                        + "files (MP3, MP4, …): play HLS through SpoolProxy's url(for:) instead"
+                )
             case .contentTypeNotAllowed(let problem):
                 (code, reason) = (NSURLErrorCannotDecodeContentData, problem)
             }
@@ -24,7 +27,10 @@ enum LoadingError: Error {
         }
         switch error as? SpoolError {
         case .unsupportedScheme?: (code, reason) = (NSURLErrorUnsupportedURL, "\(error)")
-        case .httpStatus(let status)?: (code, reason) = (status == 404 || status == 410 ? NSURLErrorFileDoesNotExist : NSURLErrorBadServerResponse, "\(error)")
+        case .httpStatus(let status)?:
+            (code, reason) = (
+                status == 404 || status == 410 ? NSURLErrorFileDoesNotExist : NSURLErrorBadServerResponse, "\(error)"
+            )
         case .network?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
         case .timedOut?: (code, reason) = (NSURLErrorTimedOut, "\(error)")
         case .truncatedBody?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
@@ -33,8 +39,11 @@ enum LoadingError: Error {
         case .notCached?: (code, reason) = (NSURLErrorNotConnectedToInternet, "\(error)")
         case .storage?: (code, reason) = (NSURLErrorCannotWriteToFile, "\(error)")
         case nil:
-            if error is CancellationError { (code, reason) = (NSURLErrorCancelled, "cancelled") }
-            else { (code, reason) = (NSURLErrorUnknown, "\(error)") }
+            if error is CancellationError {
+                (code, reason) = (NSURLErrorCancelled, "cancelled")
+            } else {
+                (code, reason) = (NSURLErrorUnknown, "\(error)")
+            }
         }
         return NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: reason])
     }

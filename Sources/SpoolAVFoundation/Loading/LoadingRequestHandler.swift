@@ -106,10 +106,17 @@ final class LoadingRequestHandler: @unchecked Sendable {
 
     private func finish(with error: (any Error)?, onEnd: @escaping @Sendable () -> Void) async {
         let finished: Void? = await onQueue { request in
-            if let error { request.finishLoading(with: LoadingError.nsError(for: error)) } else { request.finishLoading() }
+            if let error {
+                request.finishLoading(with: LoadingError.nsError(for: error))
+            } else {
+                request.finishLoading()
+            }
         }
         if finished != nil {
-            queue.async { self.ended = true; onEnd() }
+            queue.async {
+                self.ended = true
+                onEnd()
+            }
         }
     }
 

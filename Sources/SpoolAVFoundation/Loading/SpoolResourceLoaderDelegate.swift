@@ -47,7 +47,9 @@ final class SpoolResourceLoaderDelegate: NSObject, AVAssetResourceLoaderDelegate
         return true
     }
 
-    func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
+    func resourceLoader(
+        _ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest
+    ) {
         handlers.removeValue(forKey: ObjectIdentifier(loadingRequest))?.cancel()
     }
 

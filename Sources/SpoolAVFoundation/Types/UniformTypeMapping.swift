@@ -48,7 +48,8 @@ public enum UniformTypeMapping {
     /// The UTI for `mimeType` (parameters ignored), else for `url`'s extension; `nil` when neither is known.
     public static func uniformType(mimeType: String?, url: URL) -> String? {
         if let mimeType {
-            let bare = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let bare =
+                mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             if let known = byMIMEType[bare] { return known }
         }
         return byExtension[url.pathExtension.lowercased()]

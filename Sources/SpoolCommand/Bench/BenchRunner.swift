@@ -12,7 +12,8 @@ struct BenchRunner {
         let clock = DispatchTime.now().uptimeNanoseconds
         let tools = try BenchTools.find()
         let rig = try BenchRig(plan: plan, tools: tools, progress: Self.progress)
-        var report = BenchReport(plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
+        var report = BenchReport(
+            plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
         report.conditions = conditions(rig)
 
         if scenarios.contains(.cold) { report.rows += try ColdScenario(rig: rig).run(progress: Self.progress) }
@@ -22,14 +23,20 @@ struct BenchRunner {
         // Concurrency and video read the file the warm scenario primes.
         if !scenarios.isDisjoint(with: [.warm, .concurrency, .video]) { try warmScenario.prime() }
         if scenarios.contains(.warm) { report.rows += try warmScenario.run(progress: Self.progress) }
-        if scenarios.contains(.engine) { report.rows.append(try await EngineReadScenario(rig: rig).run(progress: Self.progress)) }
-        if scenarios.contains(.traffic) { report.rows += try OriginTrafficScenario(rig: rig).run(progress: Self.progress) }
+        if scenarios.contains(.engine) {
+            report.rows.append(try await EngineReadScenario(rig: rig).run(progress: Self.progress))
+        }
+        if scenarios.contains(.traffic) {
+            report.rows += try OriginTrafficScenario(rig: rig).run(progress: Self.progress)
+        }
         if scenarios.contains(.memory) { report.rows += try MemoryScenario(rig: rig).run(progress: Self.progress) }
         // wrk last but one: it fills the origin's access log with lines every later originBytes() would parse.
         if scenarios.contains(.concurrency) {
             report.rows += try ConcurrencyScenario(rig: rig, server: warm).run(progress: Self.progress)
         }
-        if scenarios.contains(.video) { report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress)) }
+        if scenarios.contains(.video) {
+            report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress))
+        }
         // The order, whatever order they ran in.
         report.rows.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
@@ -38,24 +45,34 @@ struct BenchRunner {
 
     /// `spool bench run --link`: the link scenarios, one report per profile, on a rig whose loopback files are
     /// small (the loopback scenarios do not run).
-    func runLinks(_ profiles: [LinkProfile], plan linkPlan: LinkBenchPlan, spoolArguments: [String] = []) async throws -> [BenchReport] {
+    func runLinks(_ profiles: [LinkProfile], plan linkPlan: LinkBenchPlan, spoolArguments: [String] = []) async throws
+        -> [BenchReport]
+    {
         let tools = try BenchTools.find()
         let rig = try BenchRig(plan: .tiny, tools: tools, linkFileBytes: linkPlan.fileBytes, progress: Self.progress)
         var reports: [BenchReport] = []
         for profile in profiles {
             let started = Date()
             let clock = DispatchTime.now().uptimeNanoseconds
-            var report = BenchReport(plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
-            report.conditions = [
-                "spool bench run --link \(profile.name)" + (plan.mode == "full" ? "" : " --\(plan.mode)")
-                    + ": \(Self.build) build, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(linkPlan.runs) run(s) per figure, medians shown",
-                "link: \(profile) (SpoolTesting's LinkEmulator, a loopback relay: round trip, one shared bandwidth cap, a window)",
-                "origin: nginx on 127.0.0.1 behind the link; direct: a raw-socket client reading the origin across the link; "
-                    + "Spool: `spool serve` whose origin is across the link; nginx slice proxy: proxy_cache + slice 1m across the link",
-                "every run starts a new link and empty caches; a distinct query string per measurement is a new entry in both proxies",
+            var report = BenchReport(
+                plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
+            let mode = plan.mode == "full" ? "" : " --\(plan.mode)"
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let command = "spool bench run --link \(profile.name)\(mode)"
+            var conditions: [String] = [
+                "\(command): \(Self.build) build, \(cores) cores, \(linkPlan.runs) run(s) per figure, medians shown",
+                "link: \(profile) (SpoolTesting's LinkEmulator, a loopback relay: round trip, one shared bandwidth cap, "
+                    + "a window)",
+                "origin: nginx on 127.0.0.1 behind the link; direct: a raw-socket client reading the origin across "
+                    + "the link; Spool: `spool serve` whose origin is across the link; nginx slice proxy: "
+                    + "proxy_cache + slice 1m across the link",
+                "every run starts a new link and empty caches; a distinct query string per measurement is a new entry "
+                    + "in both proxies",
                 "Spool ÷ ref: Spool's median over the reference's; 'better' says which direction is good",
-            ] + (spoolArguments.isEmpty ? [] : ["spool serve " + spoolArguments.joined(separator: " ")])
-                + (Self.build == "debug" ? ["DEBUG BUILD: figures say little; build with -c release"] : [])
+            ]
+            if !spoolArguments.isEmpty { conditions.append("spool serve " + spoolArguments.joined(separator: " ")) }
+            if Self.build == "debug" { conditions.append("DEBUG BUILD: figures say little; build with -c release") }
+            report.conditions = conditions
             report.rows = try LinkScenario(rig: rig, plan: linkPlan, profile: profile, spoolArguments: spoolArguments)
                 .run(progress: Self.progress)
             report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
@@ -66,7 +83,9 @@ struct BenchRunner {
 
     /// What the reader of the table must know to read it right.
     private func conditions(_ rig: BenchRig) -> [String] {
-        let sizes = [BenchRig.File.throughput, .session, .memory].map { "\($0.rawValue) \(ByteCountText.format(rig.size($0)))" }
+        let sizes = [BenchRig.File.throughput, .session, .memory].map {
+            "\($0.rawValue) \(ByteCountText.format(rig.size($0)))"
+        }
         return [
             "spool bench run" + (plan.mode == "full" ? "" : " --\(plan.mode)") + ": \(Self.build) build, "
                 + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(plan.runs) run(s) per figure "

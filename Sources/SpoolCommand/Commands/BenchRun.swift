@@ -28,7 +28,9 @@ struct BenchRun: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to write the JSON results.", valueName: "file"))
     var json = "spool-bench.json"
 
-    @Option(help: ArgumentHelp("Runs of every scenario (default: 5, with --quick 3; memory: 3, with --quick 1).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Runs of every scenario (default: 5, with --quick 3; memory: 3, with --quick 1).", valueName: "n"))
     var runs: Int?
 
     @Option(
@@ -36,13 +38,17 @@ struct BenchRun: AsyncParsableCommand {
         help: ArgumentHelp("Run only these scenarios.", valueName: "scenario"))
     var only: [BenchScenario] = []
 
-    @Option(help: ArgumentHelp(
-        "Instead of the loopback scenarios, measure across an emulated link: \(LinkProfile.all.map(\.name).joined(separator: ", ")) or all.",
-        valueName: "profile"))
+    @Option(
+        help: ArgumentHelp(
+            "Instead of the loopback scenarios, measure across an emulated link: "
+                + "\(LinkProfile.all.map(\.name).joined(separator: ", ")) or all.",
+            valueName: "profile"))
     var link: String?
 
-    @Option(help: ArgumentHelp(
-        "With --link: start spool serve with this --bandwidth-delay-multiple (the read-ahead knob).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "With --link: start spool serve with this --bandwidth-delay-multiple (the read-ahead knob).", valueName: "n"
+        ))
     var bandwidthDelayMultiple: Double?
 
     private var linkProfiles: [LinkProfile]? {
@@ -50,7 +56,9 @@ struct BenchRun: AsyncParsableCommand {
             guard let link else { return nil }
             if link == "all" { return LinkProfile.all }
             guard let profile = LinkProfile.named(link) else {
-                throw ValidationError("unknown link profile '\(link)'; known: \(LinkProfile.all.map(\.name).joined(separator: ", ")), all")
+                throw ValidationError(
+                    "unknown link profile '\(link)'; known: \(LinkProfile.all.map(\.name).joined(separator: ", ")), all"
+                )
             }
             return [profile]
         }

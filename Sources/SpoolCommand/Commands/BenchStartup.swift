@@ -5,7 +5,8 @@ import Foundation
 struct BenchStartup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "startup",
-        abstract: "Time opening a cache of many entries (with and without limits), a first read from it, and listing it.",
+        abstract:
+            "Time opening a cache of many entries (with and without limits), a first read from it, and listing it.",
         discussion: """
             Fills the cache with --entries small resources through the library (read from a local origin \
             under stable cache keys; entries already there are kept), stops the origin, then opens a new \
@@ -25,7 +26,10 @@ struct BenchStartup: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many times each step is timed; the table shows the median.", valueName: "n"))
     var runs = 5
 
-    @Option(name: .long, help: ArgumentHelp("Fill and measure this cache directory (kept) instead of a temporary one.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Fill and measure this cache directory (kept) instead of a temporary one.", valueName: "dir")
+    )
     var cache: String?
 
     func validate() throws {
@@ -35,16 +39,24 @@ struct BenchStartup: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = cache.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("spool-bench-\(UUID().uuidString)", isDirectory: true)
+        let directory =
+            cache.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "spool-bench-\(UUID().uuidString)", isDirectory: true)
         defer { if cache == nil { try? FileManager.default.removeItem(at: directory) } }
         let benchmark = StartupBenchmark(directory: directory, entries: entries, entrySize: entrySize)
 
         let fill = try await benchmark.fill()
         print("cache:   \(directory.path)\(cache == nil ? " (temporary, removed afterwards)" : "")")
-        print("entries: \(entries) of \(entrySize) bytes; \(fill.created) created now through a local origin "
-            + "in \(String(format: "%.1f", fill.seconds)) s (not part of the figures), \(entries - fill.created) already there")
-        print("runs:    \(runs), each on a new SpoolCache; origin stopped, so every byte read comes from disk; warm file-system cache\n")
+        print(
+            "entries: \(entries) of \(entrySize) bytes; \(fill.created) created now through a local origin "
+                + "in \(String(format: "%.1f", fill.seconds)) s (not part of the figures), \(entries - fill.created) "
+                + "already there"
+        )
+        print(
+            "runs:    \(runs), each on a new SpoolCache; origin stopped, so every byte read comes from disk; warm "
+                + "file-system cache\n"
+        )
         let table = try await benchmark.measure(runs: runs, base: fill.originBase)
         print(table.rendered())
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Spool
 import SpoolTesting
+
 #if os(Linux)
 import AVFoundationStandIn
 import SpoolAVFoundation
@@ -19,15 +20,18 @@ struct Demo: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Size of the generated media file in bytes.", valueName: "bytes"))
     var size: Int64 = 48 * 1024 * 1024
 
-    @Option(help: ArgumentHelp(
-        "Play across an emulated link: \(LinkProfile.all.map(\.name).joined(separator: ", ")). Adds a pass without the cache.",
-        valueName: "profile"))
+    @Option(
+        help: ArgumentHelp(
+            "Play across an emulated link: \(LinkProfile.all.map(\.name).joined(separator: ", ")). Adds a pass "
+                + "without the cache.",
+            valueName: "profile"))
     var link: String?
 
     func validate() throws {
         guard size >= 4 * 1024 * 1024 else { throw ValidationError("--size must be at least 4194304 bytes") }
         if let link, LinkProfile.named(link) == nil {
-            throw ValidationError("unknown link profile '\(link)'; known: \(LinkProfile.all.map(\.name).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown link profile '\(link)'; known: \(LinkProfile.all.map(\.name).joined(separator: ", "))")
         }
     }
 
@@ -43,10 +47,16 @@ struct Demo: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
 
-        print("origin:  \(origin.baseURL) serving /media/demo.mp4, \(ByteCountText.format(size)) of generated video/mp4")
-        if let emulator { print("link:    \(emulator.profile) between the player and the origin, at \(emulator.baseURL)") }
+        print(
+            "origin:  \(origin.baseURL) serving /media/demo.mp4, \(ByteCountText.format(size)) of generated video/mp4")
+        if let emulator {
+            print("link:    \(emulator.profile) between the player and the origin, at \(emulator.baseURL)")
+        }
         print("cache:   \(directory.path)")
-        print("session: \(PlayerSession.steps(size: size).count) reads like a player's: probe, play, tail, seeks, each abandoned part-way\n")
+        print(
+            "session: \(PlayerSession.steps(size: size).count) reads like a player's: probe, play, tail, seeks, each "
+                + "abandoned part-way\n"
+        )
         let columns = ["pass", "played", "from origin", "from cache", "requests", "first byte", "longest wait", "time"]
         print(columns.map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined())
         if let emulator {
@@ -61,12 +71,15 @@ struct Demo: AsyncParsableCommand {
             let result = try await PlayerSession.play(cache: cache, url: url, size: size, seed: seed)
             let fromOrigin = origin.bodyBytesSent
             originBytesPerPass.append(fromOrigin)
-            print(row("\(pass)", result, fromOrigin: fromOrigin, cached: max(0, result.bytesPlayed - fromOrigin),
-                      requests: origin.requestCount))
+            print(
+                row(
+                    "\(pass)", result, fromOrigin: fromOrigin, cached: max(0, result.bytesPlayed - fromOrigin),
+                    requests: origin.requestCount))
         }
         print("\nevery byte played matched the origin's; every loading request was answered as AVPlayer requires.")
         guard originBytesPerPass[1] == 0 else {
-            throw CommandFailure(message: "the second pass fetched \(originBytesPerPass[1]) bytes from the origin; it must fetch none")
+            throw CommandFailure(
+                message: "the second pass fetched \(originBytesPerPass[1]) bytes from the origin; it must fetch none")
         }
         print("second pass: served entirely from the cache, zero bytes from the origin.")
     }
@@ -74,9 +87,12 @@ struct Demo: AsyncParsableCommand {
 
 extension Demo {
     /// One line of the table.
-    private func row(_ pass: String, _ result: PlayerSession.Result, fromOrigin: Int64, cached: Int64, requests: Int) -> String {
+    private func row(_ pass: String, _ result: PlayerSession.Result, fromOrigin: Int64, cached: Int64, requests: Int)
+        -> String
+    {
         [
-            pass, ByteCountText.format(result.bytesPlayed), ByteCountText.format(fromOrigin), ByteCountText.format(cached),
+            pass, ByteCountText.format(result.bytesPlayed), ByteCountText.format(fromOrigin),
+            ByteCountText.format(cached),
             "\(requests)", result.timeToFirstByte.map { String(format: "%.1f ms", $0 * 1000) } ?? "-",
             String(format: "%.1f ms", result.longestWait * 1000), String(format: "%.2f s", result.duration),
         ].map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined()
@@ -111,7 +127,8 @@ enum PlayerSession {
             let range = step.toEnd ? "bytes=\(step.offset)-" : "bytes=\(step.offset)-\(step.offset + step.take - 1)"
             let transfer = try reader.get(target, range: range, limit: step.take)
             guard transfer.status == 206, transfer.bodyBytes == step.take else {
-                throw CommandFailure(message: "the origin answered \(range) with \(transfer.status), \(transfer.bodyBytes) bytes")
+                throw CommandFailure(
+                    message: "the origin answered \(range) with \(transfer.status), \(transfer.bodyBytes) bytes")
             }
             if result.timeToFirstByte == nil { result.timeToFirstByte = transfer.firstBodyByte }
             result.longestWait = max(result.longestWait, transfer.longestGap)
@@ -124,13 +141,13 @@ enum PlayerSession {
     static func steps(size: Int64) -> [Step] {
         let mb: Int64 = 1024 * 1024
         return [
-            Step(offset: 0, take: 2, toEnd: false),                      // content-information probe
-            Step(offset: 0, take: 1536 * 1024, toEnd: true),              // start playing
-            Step(offset: size - 256 * 1024, take: 256 * 1024, toEnd: false), // the index at the tail
-            Step(offset: 0, take: 3 * mb, toEnd: true),                   // play on from the start
-            Step(offset: size * 4 / 10, take: 2 * mb, toEnd: true),       // seek forward
-            Step(offset: size / 10, take: mb, toEnd: true),               // seek back
-            Step(offset: size * 3 / 4, take: 1536 * 1024, toEnd: true),   // seek forward again
+            Step(offset: 0, take: 2, toEnd: false),  // content-information probe
+            Step(offset: 0, take: 1536 * 1024, toEnd: true),  // start playing
+            Step(offset: size - 256 * 1024, take: 256 * 1024, toEnd: false),  // the index at the tail
+            Step(offset: 0, take: 3 * mb, toEnd: true),  // play on from the start
+            Step(offset: size * 4 / 10, take: 2 * mb, toEnd: true),  // seek forward
+            Step(offset: size / 10, take: mb, toEnd: true),  // seek back
+            Step(offset: size * 3 / 4, take: 1536 * 1024, toEnd: true),  // seek forward again
             Step(offset: size * 4 / 10 + mb, take: 2 * mb, toEnd: true),  // back into a partly cached stretch
         ]
     }
@@ -138,11 +155,12 @@ enum PlayerSession {
     #if os(Linux)
     /// The steps as AVPlayer's loading requests: the probe carries the content-information request.
     static func script(size: Int64) -> PlayerScript {
-        PlayerScript(requests: steps(size: size).enumerated().map { index, step in
-            ScriptedRequest(
-                info: index == 0, data: true, offset: step.offset, length: step.toEnd ? nil : step.take,
-                cancelAfter: step.toEnd ? step.take : nil)
-        }, toEndReadLimit: nil)
+        PlayerScript(
+            requests: steps(size: size).enumerated().map { index, step in
+                ScriptedRequest(
+                    info: index == 0, data: true, offset: step.offset, length: step.toEnd ? nil : step.take,
+                    cancelAfter: step.toEnd ? step.take : nil)
+            }, toEndReadLimit: nil)
     }
 
     /// Plays the steps through a `SpoolAsset`, the stand-in's simulator checking every byte and request.
@@ -155,10 +173,12 @@ enum PlayerSession {
         ).run(script(size: size))
         withExtendedLifetime(asset) {}
         guard report.passed else {
-            throw CommandFailure(message: "the player simulator found: \(report.failures.prefix(3).joined(separator: "; "))")
+            throw CommandFailure(
+                message: "the player simulator found: \(report.failures.prefix(3).joined(separator: "; "))")
         }
-        return Result(bytesPlayed: report.bytesPlayed, timeToFirstByte: report.timeToFirstByte, longestWait: report.longestWait,
-                      duration: Date().timeIntervalSince(start))
+        return Result(
+            bytesPlayed: report.bytesPlayed, timeToFirstByte: report.timeToFirstByte, longestWait: report.longestWait,
+            duration: Date().timeIntervalSince(start))
     }
     #else
     /// Plays the steps through the engine, checking every byte against the generated content.

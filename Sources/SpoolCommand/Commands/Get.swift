@@ -10,7 +10,9 @@ struct Get: AsyncParsableCommand {
     @Argument(help: "The http or https URL.")
     var url: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the bytes to this file ('-' for standard output).", valueName: "file"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Write the bytes to this file ('-' for standard output).", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("Only these bytes: 'A-B' (inclusive) or 'A-' (to the end).", valueName: "A-B"))
@@ -59,10 +61,12 @@ struct Get: AsyncParsableCommand {
             throw CommandFailure(message: "got \(done) of \(wanted.count) bytes")
         }
         let fromOrigin = Int64(wanted.count) - Int64(cachedBefore)
-        FileHandle.standardError.write(Data((
-            "cached \(ByteCountText.format(done)) of \(CacheKeyPolicy.displayURL(for: url)): "
-            + "\(ByteCountText.format(fromOrigin)) from the origin, \(ByteCountText.format(Int64(cachedBefore))) from the cache\n"
-        ).utf8))
+        FileHandle.standardError.write(
+            Data(
+                ("cached \(ByteCountText.format(done)) of \(CacheKeyPolicy.displayURL(for: url)): "
+                    + "\(ByteCountText.format(fromOrigin)) from the origin, "
+                    + "\(ByteCountText.format(Int64(cachedBefore))) from the cache\n")
+                    .utf8))
     }
 }
 

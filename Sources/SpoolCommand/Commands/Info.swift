@@ -36,6 +36,7 @@ struct Info: AsyncParsableCommand {
         print("last-modified:  \(info.lastModified ?? "none")")
         print("cached:         \(cached.byteCount) bytes (\(String(format: "%.1f", percent))%)")
         print("pinned:         \(entry?.isPinned == true ? "yes" : "no")")
-        print("cached ranges:  \(cached.isEmpty ? "none" : cached.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ", "))")
+        let ranges = cached.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ", ")
+        print("cached ranges:  \(cached.isEmpty ? "none" : ranges)")
     }
 }

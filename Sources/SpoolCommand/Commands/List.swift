@@ -16,13 +16,14 @@ struct List: ParsableCommand {
         let formatter = ISO8601DateFormatter()
         print(["SIZE", "CACHED", "LAST ACCESS", "PINNED", "URL"].joined(separator: "\t"))
         for entry in entries {
-            print([
-                ByteCountText.format(entry.info.length),
-                String(format: "%.1f%%", entry.fractionCached * 100),
-                formatter.string(from: entry.lastAccess),
-                entry.isPinned ? "pinned" : "-",
-                entry.url,
-            ].joined(separator: "\t"))
+            print(
+                [
+                    ByteCountText.format(entry.info.length),
+                    String(format: "%.1f%%", entry.fractionCached * 100),
+                    formatter.string(from: entry.lastAccess),
+                    entry.isPinned ? "pinned" : "-",
+                    entry.url,
+                ].joined(separator: "\t"))
         }
     }
 }

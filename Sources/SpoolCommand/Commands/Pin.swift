@@ -50,10 +50,10 @@ struct Pin: AsyncParsableCommand {
         guard cached >= info.length else {
             throw CommandFailure(message: "pinned, but only \(cached) of \(info.length) bytes are cached")
         }
-        FileHandle.standardError.write(Data((
-            "pinned \(ByteCountText.format(info.length)) of \(CacheKeyPolicy.displayURL(for: url)): "
-            + "\(ByteCountText.format(info.length - cachedBefore)) from the origin, "
-            + "\(ByteCountText.format(cachedBefore)) from the cache\n"
-        ).utf8))
+        FileHandle.standardError.write(
+            Data(
+                ("pinned \(ByteCountText.format(info.length)) of \(CacheKeyPolicy.displayURL(for: url)): "
+                    + "\(ByteCountText.format(info.length - cachedBefore)) from the origin, "
+                    + "\(ByteCountText.format(cachedBefore)) from the cache\n").utf8))
     }
 }

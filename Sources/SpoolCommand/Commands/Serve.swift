@@ -1,12 +1,13 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Spool
 import SpoolAsyncHTTPClient
 import SpoolProxy
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `spool serve`: the local caching proxy, until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
@@ -17,21 +18,30 @@ struct Serve: AsyncParsableCommand {
             when it closes every connection and writes the cache index before exiting.
             """)
 
-    @Option(help: ArgumentHelp("The address to listen on. Anything but loopback exposes the cache to the network.", valueName: "host"))
+    @Option(
+        help: ArgumentHelp(
+            "The address to listen on. Anything but loopback exposes the cache to the network.", valueName: "host"))
     var host = "127.0.0.1"
 
     @Option(help: ArgumentHelp("The port; 0 picks a free one.", valueName: "port"))
     var port = 0
 
-    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Serve only origins on this host (repeatable; '*.example.com' for subdomains). Default: any.", valueName: "host"))
+    @Option(
+        name: .customLong("allow-host"),
+        help: ArgumentHelp(
+            "Serve only origins on this host (repeatable; '*.example.com' for subdomains). Default: any.",
+            valueName: "host"))
     var allowedHosts: [String] = []
 
-    @Flag(name: .shortAndLong, help: "Log one line per request on standard error (no headers, no credential query items).")
+    @Flag(
+        name: .shortAndLong, help: "Log one line per request on standard error (no headers, no credential query items)."
+    )
     var verbose = false
 
-    @Option(help: ArgumentHelp(
-        "How many bandwidth-delay products of requests a read keeps ahead of its client (default 1): more starts "
-            + "faster on long reads, less wastes less when a player abandons a read.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "How many bandwidth-delay products of requests a read keeps ahead of its client (default 1): more starts "
+                + "faster on long reads, less wastes less when a player abandons a read.", valueName: "n"))
     var bandwidthDelayMultiple: Double?
 
     @OptionGroup var headers: HeaderOptions
@@ -48,7 +58,8 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let opened = try cacheOptions.openCache(
             headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true,
-            fetchPolicy: FetchPolicy(bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple))
+            fetchPolicy: FetchPolicy(
+                bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple))
         let cache = opened.cache
         var log: (@Sendable (ProxyLogRecord) -> Void)?
         if verbose {
@@ -68,10 +79,12 @@ struct Serve: AsyncParsableCommand {
         await ping(baseURL, through: opened.transport)
         // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
         FileHandle.standardOutput.write(Data((baseURL.absoluteString + "\n").utf8))
-        FileHandle.standardError.write(Data("""
-            spool: serving the cache in \(cacheOptions.directory.path)
-            spool: play `spool proxy-url URL --port \(baseURL.port ?? port)`; SIGINT or SIGTERM stops\n
-            """.utf8))
+        FileHandle.standardError.write(
+            Data(
+                """
+                spool: serving the cache in \(cacheOptions.directory.path)
+                spool: play `spool proxy-url URL --port \(baseURL.port ?? port)`; SIGINT or SIGTERM stops\n
+                """.utf8))
         if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
 
         let received = await signals.next()
@@ -86,14 +99,16 @@ extension Serve {
     /// the listener answers, and it spares the first player the one-time set-up of both HTTP stacks (on
     /// Linux, 6 of the first request's 10 ms over loopback).
     private func ping(_ baseURL: URL, through transport: AsyncHTTPClientTransport) async {
-        var request = URLRequest(url: baseURL.appendingPathComponent(String(SpoolProxy.pingPath.dropFirst())), timeoutInterval: 5)
+        var request = URLRequest(
+            url: baseURL.appendingPathComponent(String(SpoolProxy.pingPath.dropFirst())), timeoutInterval: 5)
         request.httpMethod = "HEAD"
         do {
             let response = try await transport.send(request)
             for try await _ in response.body {}
             guard response.status == 200 else { throw SpoolError.httpStatus(response.status) }
         } catch {
-            FileHandle.standardError.write(Data("spool: warning: the proxy did not answer its own ping: \(error)\n".utf8))
+            FileHandle.standardError.write(
+                Data("spool: warning: the proxy did not answer its own ping: \(error)\n".utf8))
         }
     }
 }

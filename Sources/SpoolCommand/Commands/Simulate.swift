@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Spool
 import SpoolTesting
+
 #if os(Linux)
 import AVFoundationStandIn
 import SpoolAVFoundation
@@ -14,11 +15,15 @@ struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay recorded AVPlayer traces (JSON lines) through Spool's AVFoundation adapter.")
 
-    @Option(help: ArgumentHelp("A traces file: one JSON trace per line. Default: the recorded traces shipped with Spool.",
-                               valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A traces file: one JSON trace per line. Default: the recorded traces shipped with Spool.",
+            valueName: "file"))
     var trace: String?
 
-    @Option(help: ArgumentHelp("Resource size in bytes, instead of each trace's own (8 MiB when it has none).", valueName: "bytes"))
+    @Option(
+        help: ArgumentHelp(
+            "Resource size in bytes, instead of each trace's own (8 MiB when it has none).", valueName: "bytes"))
     var size: Int64?
 
     func validate() throws {
@@ -29,7 +34,9 @@ struct Simulate: AsyncParsableCommand {
         #if os(Linux)
         let traces: [AVPlayerTrace]
         do {
-            traces = try trace.map { try AVPlayerTrace.load(contentsOf: URL(fileURLWithPath: $0)) } ?? AVPlayerTrace.recorded()
+            traces =
+                try trace.map { try AVPlayerTrace.load(contentsOf: URL(fileURLWithPath: $0)) }
+                ?? AVPlayerTrace.recorded()
         } catch {
             throw CommandFailure(message: "cannot read traces: \(error)")
         }
@@ -41,26 +48,33 @@ struct Simulate: AsyncParsableCommand {
             let seed = UInt64(index + 1)
             let path = "/traces/\(index).\(trace.container.lowercased().hasPrefix("mp4") ? "mp4" : "mp3")"
             origin.serve(.generated(length: length, seed: seed), at: path, contentType: "application/octet-stream")
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-simulate-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "spool-simulate-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
             origin.resetCounters()
             let asset = SpoolAsset(url: origin.url(for: path), cache: cache)
             let report = await PlayerSimulator(
-                asset: asset, expectedBytes: { TestContent.generatedBytes(seed: seed, range: $0) }, resourceLength: length
+                asset: asset, expectedBytes: { TestContent.generatedBytes(seed: seed, range: $0) },
+                resourceLength: length
             ).run(trace.script)
             await cache.close()
             if !report.passed { failedTraces += 1 }
             let ttfb = report.timeToFirstByte.map { String(format: "%.1f ms", $0 * 1000) } ?? "none"
-            print("\(report.passed ? "PASS" : "FAIL") \(trace.id): \(report.checksPassed) checks passed, \(report.failures.count) failed; "
-                + "played \(report.bytesPlayed) bytes, origin sent \(origin.bodyBytesSent) bytes, first byte \(ttfb)")
+            print(
+                "\(report.passed ? "PASS" : "FAIL") \(trace.id): \(report.checksPassed) checks passed, "
+                    + "\(report.failures.count) failed; "
+                    + "played \(report.bytesPlayed) bytes, origin sent \(origin.bodyBytesSent) bytes, first byte "
+                    + "\(ttfb)"
+            )
             for failure in report.failures.prefix(10) { print("    \(failure)") }
             withExtendedLifetime(asset) {}
         }
         print("\(traces.count - failedTraces) passed, \(failedTraces) failed")
         if failedTraces > 0 { throw ExitCode(1) }
         #else
-        throw CommandFailure(message: "simulate needs the AVFoundation stand-in (Linux); on Apple platforms play with AVPlayer")
+        throw CommandFailure(
+            message: "simulate needs the AVFoundation stand-in (Linux); on Apple platforms play with AVPlayer")
         #endif
     }
 }

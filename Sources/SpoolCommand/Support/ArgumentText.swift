@@ -17,10 +17,11 @@ enum ArgumentText {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let numberPart = trimmed.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
         let unit = trimmed.dropFirst(numberPart.count).trimmingCharacters(in: .whitespaces)
-        let isDecimal = numberPart.first?.isNumber == true && numberPart.last?.isNumber == true
+        let isDecimal =
+            numberPart.first?.isNumber == true && numberPart.last?.isNumber == true
             && numberPart.filter { $0 == "." }.count <= 1
         guard isDecimal, let number = Double(numberPart), number.isFinite,
-              unit.allSatisfy({ $0.isASCII && $0.isLetter })
+            unit.allSatisfy({ $0.isASCII && $0.isLetter })
         else {
             throw Invalid("'\(text)' is not of the form \(example)")
         }

@@ -49,17 +49,25 @@ struct BenchTable {
     /// The table as text.
     func rendered() -> String {
         let width = max(24, rows.map(\.name.count).max() ?? 0) + 2
-        var lines = ["step".padding(toLength: width, withPad: " ", startingAt: 0)
-            + ["median", "min", "max", "read"].map(Self.column).joined() + "  result"]
+        var lines = [
+            "step".padding(toLength: width, withPad: " ", startingAt: 0)
+                + ["median", "min", "max", "read"].map(Self.column).joined() + "  result"
+        ]
         for row in rows {
             let sorted = row.seconds.sorted()
-            let read = row.bytesRead.isEmpty ? "n/a" : ByteCountText.format(row.bytesRead.sorted()[row.bytesRead.count / 2])
-            lines.append(row.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                + [Self.duration(sorted[sorted.count / 2]), Self.duration(sorted[0]), Self.duration(sorted[sorted.count - 1]), read]
+            let read =
+                row.bytesRead.isEmpty ? "n/a" : ByteCountText.format(row.bytesRead.sorted()[row.bytesRead.count / 2])
+            lines.append(
+                row.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + [
+                        Self.duration(sorted[sorted.count / 2]), Self.duration(sorted[0]),
+                        Self.duration(sorted[sorted.count - 1]), read,
+                    ]
                     .map(Self.column).joined()
-                + (row.note.isEmpty ? "" : "  " + row.note))
+                    + (row.note.isEmpty ? "" : "  " + row.note))
         }
-        lines.append("\nread: what the process read through system calls during the step (rchar), from disk or page cache")
+        lines.append(
+            "\nread: what the process read through system calls during the step (rchar), from disk or page cache")
         return lines.joined(separator: "\n")
     }
 

@@ -20,13 +20,15 @@ struct ByteSize: Equatable {
         let (number, unit) = try ArgumentText.split(text, example: "2GB, 500MB, 1.5GiB or 4096")
         guard let multiplier = unit.isEmpty ? 1 : Self.units[unit.lowercased()] else {
             throw ArgumentText.Invalid(
-                "'\(text)' has an unknown unit '\(unit)'; use B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)")
+                "'\(text)' has an unknown unit '\(unit)'; use B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, "
+                    + "TiB (powers of 1024)"
+            )
         }
         let bytes: Int64
         if multiplier == 1 {
             // Whole bytes, exactly: no detour through floating point for long byte counts.
             guard let whole = Int64(text.trimmingCharacters(in: .whitespaces).prefix { $0.isASCII && $0.isNumber }),
-                  Double(whole) == number
+                Double(whole) == number
             else {
                 throw ArgumentText.Invalid("'\(text)' is not a whole number of bytes, or is too large")
             }

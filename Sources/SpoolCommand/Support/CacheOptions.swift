@@ -5,10 +5,18 @@ import SpoolAsyncHTTPClient
 
 /// Options every command that touches the cache takes.
 struct CacheOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The cache directory. Default: $SPOOL_CACHE_DIR, else the platform's cache directory.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The cache directory. Default: $SPOOL_CACHE_DIR, else the platform's cache directory.", valueName: "dir"))
     var cache: String?
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Encrypt cached bytes with the key in this file: 32 raw bytes or 64 hex characters. Entries cached with another key are fetched again.", valueName: "file"))
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "Encrypt cached bytes with the key in this file: 32 raw bytes or 64 hex characters. Entries cached with "
+                + "another key are fetched again.",
+            valueName: "file"))
     var keyFile: String?
 
     func validate() throws {
@@ -44,16 +52,20 @@ struct CacheOptions: ParsableArguments {
     ) throws -> CommandCache {
         let transport = AsyncHTTPClientTransport()
         let origin = HTTPOrigin(transport: transport, modifier: headers.isEmpty ? nil : .headers(headers))
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: origin, fetchPolicy: fetchPolicy, limits: limits, encryptionKey: try encryptionKey(),
-            onProblem: reportProblems ? ProblemPrinter.standardError : nil))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: origin, fetchPolicy: fetchPolicy, limits: limits,
+                encryptionKey: try encryptionKey(),
+                onProblem: reportProblems ? ProblemPrinter.standardError : nil))
         return CommandCache(cache: cache, transport: transport)
     }
 }
 
 /// Origin request headers given as `-H 'Name: value'`.
 struct HeaderOptions: ParsableArguments {
-    @Option(name: .customShort("H"), help: ArgumentHelp("An origin request header, 'Name: value' (repeatable). Never stored.", valueName: "header"))
+    @Option(
+        name: .customShort("H"),
+        help: ArgumentHelp("An origin request header, 'Name: value' (repeatable). Never stored.", valueName: "header"))
     var header: [String] = []
 
     func validate() throws {
@@ -69,7 +81,8 @@ struct HeaderOptions: ParsableArguments {
             }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
+            else {
                 throw ValidationError("header name '\(name)' is not valid")
             }
             result[name] = value

@@ -35,7 +35,7 @@ enum KeyFile {
     private static func invalid(_ contents: Data) -> ArgumentText.Invalid {
         ArgumentText.Invalid(
             "holds \(contents.count) bytes that are neither a 32-byte key nor 64 hexadecimal characters "
-            + "(make one with: head -c 32 /dev/urandom > FILE, or openssl rand -hex 32 > FILE)")
+                + "(make one with: head -c 32 /dev/urandom > FILE, or openssl rand -hex 32 > FILE)")
     }
 
     private static func hexBytes(_ text: String) -> Data? {

@@ -4,13 +4,18 @@ import Spool
 
 /// `--max-size` and `--max-age`: the cache limits of the commands that write to the cache.
 struct LimitOptions: ParsableArguments {
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(
-        "Keep the cache under this size, evicting least recently used entries as data is written: 2GB, 500MB, 1.5GiB, 750KB or bytes (GB = 10^9, GiB = 2^30).",
-        valueName: "size"))
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp(
+            "Keep the cache under this size, evicting least recently used entries as data is written: 2GB, 500MB, "
+                + "1.5GiB, 750KB or bytes (GB = 10^9, GiB = 2^30).",
+            valueName: "size"))
     var maxSize: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp(
-        "Evict entries not read or written for this long: 30d, 12h, 45m or 90s.", valueName: "age"))
+    @Option(
+        name: .customLong("max-age"),
+        help: ArgumentHelp(
+            "Evict entries not read or written for this long: 30d, 12h, 45m or 90s.", valueName: "age"))
     var maxAge: String?
 
     func validate() throws {
@@ -20,7 +25,8 @@ struct LimitOptions: ParsableArguments {
     /// The limits the options set; `.unlimited` when neither is given.
     func limits() throws -> CacheLimits {
         CacheLimits(
-            maxBytes: try maxSize.map { text in try Self.parse("--max-size", text) { try ByteSize(parsing: $0).bytes } },
+            maxBytes: try maxSize.map { text in try Self.parse("--max-size", text) { try ByteSize(parsing: $0).bytes }
+            },
             maxAge: try maxAge.map { text in try Self.parse("--max-age", text) { try AgeText(parsing: $0).seconds } })
     }
 

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// glibc's allocator settings for `spool`'s own process, measured with `spool serve` streaming large files.
 ///
@@ -19,7 +20,9 @@ enum MemoryTuning {
         let environment = ProcessInfo.processInfo.environment
         guard !environment.keys.contains(where: { $0.hasPrefix("MALLOC_") }) else { return }
         // The parameter numbers of <malloc.h>, which the Glibc module does not import.
-        let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3, arenaMax: Int32 = -8
+        let trimThreshold: Int32 = -1
+        let mmapThreshold: Int32 = -3
+        let arenaMax: Int32 = -8
         _ = glibcMallopt(arenaMax, 2)
         _ = glibcMallopt(mmapThreshold, 4 << 20)
         _ = glibcMallopt(trimThreshold, 16 << 20)

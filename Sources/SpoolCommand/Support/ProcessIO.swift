@@ -5,7 +5,7 @@ import Foundation
 enum ProcessIO {
     static func bytesRead() -> Int64? {
         guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rchar:") })
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rchar:") })
         else { return nil }
         return Int64(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces))
     }

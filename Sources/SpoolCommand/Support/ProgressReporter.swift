@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,7 +26,10 @@ struct ProgressReporter {
             let width = 30
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            write(String(format: "\r[%@] %5.1f%% %@ / %@", bar, fraction * 100, ByteCountText.format(done), ByteCountText.format(total)))
+            write(
+                String(
+                    format: "\r[%@] %5.1f%% %@ / %@", bar, fraction * 100, ByteCountText.format(done),
+                    ByteCountText.format(total)))
         } else {
             let tenth = Int(fraction * 10)
             guard tenth > lastTenth else { return }

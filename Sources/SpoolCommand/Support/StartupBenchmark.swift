@@ -34,9 +34,10 @@ struct StartupBenchmark {
             origin.serve(.generated(length: entrySize, seed: UInt64(index)), at: "/bench/\(index).bin")
         }
         let transport = AsyncHTTPClientTransport(maximumConnectionsPerHost: 8)
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(transport: transport, timeout: 10),
-            onProblem: ProblemPrinter.standardError))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: HTTPOrigin(transport: transport, timeout: 10),
+                onProblem: ProblemPrinter.standardError))
         let filled: Fill
         do {
             filled = try await fillMissing(in: cache, base: origin.baseURL)
@@ -48,9 +49,13 @@ struct StartupBenchmark {
         await cache.close()
         await transport.shutdown()
         // A read succeeds even when the disk does not take its bytes (they come from the origin): check.
-        let uncached = (0..<entries).filter { cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize }
+        let uncached = (0..<entries).filter {
+            cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize
+        }
         guard uncached.isEmpty else {
-            throw CommandFailure(message: "\(uncached.count) of \(entries) entries were read but not cached (first: entry \(uncached[0]))")
+            throw CommandFailure(
+                message:
+                    "\(uncached.count) of \(entries) entries were read but not cached (first: entry \(uncached[0]))")
         }
         return filled
     }
@@ -70,7 +75,8 @@ struct StartupBenchmark {
                 done += 1
                 if done * 10 / Int64(missing.count) > tenthsShown {
                     tenthsShown = Int(done * 10 / Int64(missing.count))
-                    FileHandle.standardError.write(Data("filling: \(tenthsShown * 10)% (\(done) of \(missing.count) entries)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("filling: \(tenthsShown * 10)% (\(done) of \(missing.count) entries)\n".utf8))
                 }
                 guard let index = next.next() else { continue }
                 group.addTask { try await cache.prefetch(resource(index, base: base)) }
@@ -102,7 +108,9 @@ struct StartupBenchmark {
             let cache = try table.time("open SpoolCache") { try SpoolCache(configuration: configuration) }
             var first = Data()
             try await table.timeAsync("first read: \(probeLength) bytes of one entry") {
-                for try await chunk in cache.read(resource(probe, base: base), length: probeLength) { first.append(chunk) }
+                for try await chunk in cache.read(resource(probe, base: base), length: probeLength) {
+                    first.append(chunk)
+                }
             }
             guard first == TestContent.generatedBytes(seed: UInt64(probe), range: 0..<probeLength) else {
                 throw CommandFailure(message: "entry \(probe) read back wrong bytes")
@@ -110,7 +118,11 @@ struct StartupBenchmark {
             let listed = table.time("entries()") { cache.entries() }
             let total = table.time("totalBytes") { cache.totalBytes }
             guard listed.count >= entries, total >= Int64(entries) * entrySize else {
-                throw CommandFailure(message: "the cache lists \(listed.count) entries and \(total) bytes; expected at least \(entries) and \(Int64(entries) * entrySize)")
+                throw CommandFailure(
+                    message:
+                        "the cache lists \(listed.count) entries and \(total) bytes; expected at least \(entries) and "
+                        + "\(Int64(entries) * entrySize)"
+                )
             }
             table.note("entries()", "\(listed.count) entries")
             table.note("totalBytes", "\(total) bytes")

@@ -8,7 +8,8 @@ func withWritableCache(
     _ cacheOptions: CacheOptions, headers: HeaderOptions, limits: LimitOptions,
     _ body: (SpoolCache) async throws -> Void
 ) async throws {
-    let opened = try cacheOptions.openCache(headers: try headers.fields(), limits: try limits.limits(), reportProblems: true)
+    let opened = try cacheOptions.openCache(
+        headers: try headers.fields(), limits: try limits.limits(), reportProblems: true)
     do {
         if let summary = try limits.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
         try await body(opened.cache)

@@ -86,10 +86,10 @@ public struct ProxyURLMapping: Sendable, Hashable {
     /// port, so a crafted path cannot turn the proxy towards another server.
     private static func resolve(_ reference: String, against origin: URL) throws -> URL {
         guard !reference.hasPrefix("/"),
-              let resolved = URL(string: reference, relativeTo: origin)?.absoluteURL,
-              resolved.scheme?.lowercased() == origin.scheme?.lowercased(),
-              resolved.host?.lowercased() == origin.host?.lowercased(),
-              resolved.port == origin.port
+            let resolved = URL(string: reference, relativeTo: origin)?.absoluteURL,
+            resolved.scheme?.lowercased() == origin.scheme?.lowercased(),
+            resolved.host?.lowercased() == origin.host?.lowercased(),
+            resolved.port == origin.port
         else { throw ProxyURLError.malformedPath }
         return resolved
     }

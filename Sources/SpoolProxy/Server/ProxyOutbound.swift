@@ -32,7 +32,10 @@ final class ProxyOutbound: Sendable {
 
     /// Writes a body chunk once the event loop has taken the previous one.
     func writeBody(_ buffer: ByteBuffer) async throws {
-        if let previous = taken.withLockedValue({ future in defer { future = nil }; return future }) {
+        if let previous = taken.withLockedValue({ future in
+            defer { future = nil }
+            return future
+        }) {
             try await previous.get()
         }
         try await writer.write(.body(.byteBuffer(buffer)))

@@ -43,11 +43,12 @@ struct ProxyResponder: Sendable {
             record.status = failure.status
             record.failure = failure.reason
             let body = ByteBuffer(string: failure.body)
-            var fields = failure.headers + [
-                HeaderField("Content-Type", "text/plain; charset=utf-8"),
-                HeaderField("Content-Length", "\(body.readableBytes)"),
-                HeaderField("Cache-Control", "no-store"),
-            ]
+            var fields =
+                failure.headers + [
+                    HeaderField("Content-Type", "text/plain; charset=utf-8"),
+                    HeaderField("Content-Length", "\(body.readableBytes)"),
+                    HeaderField("Cache-Control", "no-store"),
+                ]
             fields += connectionFields(head: head, keepAlive: keepAlive)
             try await writer.write(.head(responseHead(head, status: failure.status, fields: fields)))
             if head.method != .HEAD { try await writer.write(.body(.byteBuffer(body))) }
@@ -59,16 +60,21 @@ struct ProxyResponder: Sendable {
     }
 
     /// Returns the body bytes sent.
-    private func answerPing(_ head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer) async throws -> Int64 {
+    private func answerPing(_ head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer) async throws
+        -> Int64
+    {
         let body = ByteBuffer(string: "pong\n")
-        let fields = [
-            HeaderField("Content-Type", "text/plain; charset=utf-8"),
-            HeaderField("Content-Length", "\(body.readableBytes)"),
-            HeaderField("Cache-Control", "no-store"),
-        ] + connectionFields(head: head, keepAlive: keepAlive)
+        let fields =
+            [
+                HeaderField("Content-Type", "text/plain; charset=utf-8"),
+                HeaderField("Content-Length", "\(body.readableBytes)"),
+                HeaderField("Cache-Control", "no-store"),
+            ] + connectionFields(head: head, keepAlive: keepAlive)
         let responseHead = responseHead(head, status: 200, fields: fields)
-        try await writer.write(contentsOf: isHead ? [.head(responseHead), .end(nil)]
-            : [.head(responseHead), .body(.byteBuffer(body)), .end(nil)])
+        try await writer.write(
+            contentsOf: isHead
+                ? [.head(responseHead), .end(nil)]
+                : [.head(responseHead), .body(.byteBuffer(body)), .end(nil)])
         return isHead ? 0 : Int64(body.readableBytes)
     }
 
@@ -131,7 +137,9 @@ struct ProxyResponder: Sendable {
         }
         if let chunk = firstChunk, ranges.count == 1, plan.contentLength == Int64(chunk.count) {
             // The whole body came in the first chunk (most small ranges): head, body and end in one write.
-            try await writer.write(contentsOf: [.head(responseHead), .body(.byteBuffer(ByteBuffer(bytes: chunk))), .end(nil)])
+            try await writer.write(contentsOf: [
+                .head(responseHead), .body(.byteBuffer(ByteBuffer(bytes: chunk))), .end(nil),
+            ])
             record.bodyBytes = Int64(chunk.count)
             return
         }
@@ -184,7 +192,8 @@ struct ProxyResponder: Sendable {
     /// when that needs no length to resolve.
     private static func firstRead(_ head: HTTPRequestHead) -> Range<Int64>? {
         guard let header = head.headers.first(name: "range"),
-              let first = RangeSpecifier.parse(header: header)?.first else { return nil }
+            let first = RangeSpecifier.parse(header: header)?.first
+        else { return nil }
         switch first {
         case .bounded(let from, let last): return last >= from && last < .max ? from..<(last + 1) : nil
         case .from(let from): return from..<Int64.max

@@ -45,7 +45,8 @@ struct GeneratedBytes: Sendable {
                 let take = min(8 - skip, count - written)
                 for byte in 0..<take {
                     let shifted = value >> UInt64((skip + byte) * 8)
-                    base.storeBytes(of: UInt8(truncatingIfNeeded: shifted), toByteOffset: written + byte, as: UInt8.self)
+                    base.storeBytes(
+                        of: UInt8(truncatingIfNeeded: shifted), toByteOffset: written + byte, as: UInt8.self)
                 }
                 written += take
                 position += Int64(take)

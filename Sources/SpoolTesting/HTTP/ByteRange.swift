@@ -15,7 +15,8 @@ enum ByteRange: Equatable {
         guard let header else { return .full }
         let pieces = header.split(separator: "=", maxSplits: 1)
         guard pieces.count == 2,
-              pieces[0].trimmingCharacters(in: .whitespaces).lowercased() == "bytes" else { return .full }
+            pieces[0].trimmingCharacters(in: .whitespaces).lowercased() == "bytes"
+        else { return .full }
         let spec = pieces[1].trimmingCharacters(in: .whitespaces)
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .full }
         let first = String(spec[..<dash]).trimmingCharacters(in: .whitespaces)

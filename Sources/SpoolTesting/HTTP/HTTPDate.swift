@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// IMF-fixdate formatting (RFC 9110 §5.6.7), done by hand to avoid locale-sensitive formatters.
 enum HTTPDate {

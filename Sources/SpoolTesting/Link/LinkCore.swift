@@ -47,7 +47,8 @@ final class LinkCore: @unchecked Sendable {
     private func acceptLoop() {
         while !isStopping {
             guard POSIXSocket.waitReadable(listener, milliseconds: 100),
-                  let fd = POSIXSocket.acceptConnection(listener) else { continue }
+                let fd = POSIXSocket.acceptConnection(listener)
+            else { continue }
             let accepted = LinkClock.now()
             let index: Int? = state.withLock { state in
                 state.stopping ? nil : state.admit(client: fd)

@@ -14,8 +14,8 @@ struct LinkRelay {
         // The kernel has already completed the handshake on loopback; the client's first bytes may not move
         // until the SYN / SYN-ACK round trip a real link would have cost.
         guard waitForHandshake(),
-              let upstream = try? POSIXSocket.connectToLoopback(
-                  port: core.upstreamPort, timeoutSeconds: 0, bufferBytes: LinkCore.socketBuffer)
+            let upstream = try? POSIXSocket.connectToLoopback(
+                port: core.upstreamPort, timeoutSeconds: 0, bufferBytes: LinkCore.socketBuffer)
         else {
             core.abort(index, reset: true)
             return

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// Non-blocking calls for the link emulator's relay, which waits in `poll` itself so it can keep time and
 /// notice faults instead of sitting in a blocking `recv` or `send`.

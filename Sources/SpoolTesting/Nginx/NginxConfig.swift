@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// The nginx.conf an `NginxOrigin` runs with: everything nginx writes stays inside `prefix`.
 struct NginxConfig {
@@ -23,39 +24,40 @@ struct NginxConfig {
         // As root the workers would otherwise switch to "nobody", who may not be able to read
         // the served directory.
         let user = geteuid() == 0 ? "user root;\n" : ""
-        let mimeTypes = FileManager.default.fileExists(atPath: "/etc/nginx/mime.types")
+        let mimeTypes =
+            FileManager.default.fileExists(atPath: "/etc/nginx/mime.types")
             ? "    include /etc/nginx/mime.types;\n" : ""
         return """
-        \(user)worker_processes 1;
-        pid \(dir)/nginx.pid;
-        error_log \(errorLog.path) warn;
-        events {
-            worker_connections 1024;
-        }
-        http {
-        \(mimeTypes)    default_type application/octet-stream;
-            log_format spool \(NginxLogEntry.logFormat);
-            access_log \(accessLog.path) spool;
-            client_body_temp_path \(dir)/tmp/body;
-            proxy_temp_path \(dir)/tmp/proxy;
-            fastcgi_temp_path \(dir)/tmp/fastcgi;
-            uwsgi_temp_path \(dir)/tmp/uwsgi;
-            scgi_temp_path \(dir)/tmp/scgi;
-            sendfile on;
-            tcp_nopush on;
-            etag on;
-            keepalive_timeout 65;
-            keepalive_requests 100000;
-            server {
-                listen 127.0.0.1:\(port);
-                server_name localhost;
-                root \(root.path);
-                location / {
+            \(user)worker_processes 1;
+            pid \(dir)/nginx.pid;
+            error_log \(errorLog.path) warn;
+            events {
+                worker_connections 1024;
+            }
+            http {
+            \(mimeTypes)    default_type application/octet-stream;
+                log_format spool \(NginxLogEntry.logFormat);
+                access_log \(accessLog.path) spool;
+                client_body_temp_path \(dir)/tmp/body;
+                proxy_temp_path \(dir)/tmp/proxy;
+                fastcgi_temp_path \(dir)/tmp/fastcgi;
+                uwsgi_temp_path \(dir)/tmp/uwsgi;
+                scgi_temp_path \(dir)/tmp/scgi;
+                sendfile on;
+                tcp_nopush on;
+                etag on;
+                keepalive_timeout 65;
+                keepalive_requests 100000;
+                server {
+                    listen 127.0.0.1:\(port);
+                    server_name localhost;
+                    root \(root.path);
+                    location / {
+                    }
                 }
             }
-        }
 
-        """
+            """
     }
 
     func write() throws {

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// Starting and stopping an nginx child process on a free loopback port, shared by `NginxOrigin` and
 /// `NginxSliceProxy`, which differ only in their configuration.
@@ -14,7 +15,9 @@ enum NginxProcess {
     static func launch(
         executable: URL, prefix: URL, errorLog: URL, configure: (Int) throws -> URL
     ) throws -> (child: Process, port: Int) {
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else { throw NginxOrigin.Error.notInstalled }
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw NginxOrigin.Error.notInstalled
+        }
         var lastLog = ""
         for _ in 0..<5 {
             // Probe a free port by binding 0; nginx then binds it after we release it.

@@ -20,7 +20,8 @@ public final class NginxSliceProxy: Sendable {
     public init(origin: URL, sliceSize: Int = 1 << 20, executable: URL = NginxOrigin.defaultExecutable) throws {
         let prefix = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-nginx-slice-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let upstream = "\(origin.host ?? "127.0.0.1"):\(origin.port ?? 80)"
         let (child, port) = try NginxProcess.launch(
             executable: executable, prefix: prefix, errorLog: prefix.appendingPathComponent("error.log")
@@ -70,46 +71,47 @@ public final class NginxSliceProxy: Sendable {
         // As root the workers would otherwise switch to "nobody", who may not be able to write the prefix.
         let user = geteuid() == 0 ? "user root;\n" : ""
         return """
-        \(user)worker_processes 1;
-        pid \(dir)/nginx.pid;
-        error_log \(dir)/error.log warn;
-        events {
-            worker_connections 4096;
-        }
-        http {
-            default_type application/octet-stream;
-            log_format spool \(NginxLogEntry.logFormat);
-            access_log \(dir)/access.log spool;
-            client_body_temp_path \(dir)/tmp/body;
-            proxy_temp_path \(dir)/tmp/proxy;
-            fastcgi_temp_path \(dir)/tmp/fastcgi;
-            uwsgi_temp_path \(dir)/tmp/uwsgi;
-            scgi_temp_path \(dir)/tmp/scgi;
-            proxy_cache_path \(dir)/cache levels=1:2 keys_zone=slices:16m max_size=256g inactive=1d use_temp_path=off;
-            sendfile on;
-            tcp_nopush on;
-            keepalive_timeout 65;
-            keepalive_requests 100000;
-            upstream origin {
-                server \(upstream);
-                keepalive 32;
+            \(user)worker_processes 1;
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/error.log warn;
+            events {
+                worker_connections 4096;
             }
-            server {
-                listen 127.0.0.1:\(port);
-                server_name localhost;
-                location / {
-                    slice \(sliceSize);
-                    proxy_cache slices;
-                    proxy_cache_key $uri$is_args$args$slice_range;
-                    proxy_set_header Range $slice_range;
-                    proxy_cache_valid 200 206 1d;
-                    proxy_http_version 1.1;
-                    proxy_set_header Connection "";
-                    proxy_pass http://origin;
+            http {
+                default_type application/octet-stream;
+                log_format spool \(NginxLogEntry.logFormat);
+                access_log \(dir)/access.log spool;
+                client_body_temp_path \(dir)/tmp/body;
+                proxy_temp_path \(dir)/tmp/proxy;
+                fastcgi_temp_path \(dir)/tmp/fastcgi;
+                uwsgi_temp_path \(dir)/tmp/uwsgi;
+                scgi_temp_path \(dir)/tmp/scgi;
+                proxy_cache_path \(dir)/cache levels=1:2 keys_zone=slices:16m max_size=256g inactive=1d \
+                use_temp_path=off;
+                sendfile on;
+                tcp_nopush on;
+                keepalive_timeout 65;
+                keepalive_requests 100000;
+                upstream origin {
+                    server \(upstream);
+                    keepalive 32;
+                }
+                server {
+                    listen 127.0.0.1:\(port);
+                    server_name localhost;
+                    location / {
+                        slice \(sliceSize);
+                        proxy_cache slices;
+                        proxy_cache_key $uri$is_args$args$slice_range;
+                        proxy_set_header Range $slice_range;
+                        proxy_cache_valid 200 206 1d;
+                        proxy_http_version 1.1;
+                        proxy_set_header Connection "";
+                        proxy_pass http://origin;
+                    }
                 }
             }
-        }
 
-        """
+            """
     }
 }

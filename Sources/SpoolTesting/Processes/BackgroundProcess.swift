@@ -48,7 +48,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     public func residentMemory() -> (current: Int64, peak: Int64)? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         func kilobytes(_ field: String) -> Int64? {
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else {
+                return nil
+            }
             return line.split(separator: " ").compactMap { Int64($0) }.first
         }
         guard let current = kilobytes("VmRSS"), let peak = kilobytes("VmHWM") else { return nil }

@@ -42,9 +42,11 @@ public struct ExternalCommand: Sendable {
     public init?(named name: String) {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/sbin", "/bin"]
-        guard let found = directories
-            .map({ URL(fileURLWithPath: $0).appendingPathComponent(name) })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        guard
+            let found =
+                directories
+                .map({ URL(fileURLWithPath: $0).appendingPathComponent(name) })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
         else { return nil }
         self.init(executable: found)
     }

@@ -29,7 +29,8 @@ final class OriginCore: @unchecked Sendable {
     private func acceptLoop() {
         while !isStopping {
             guard POSIXSocket.waitReadable(listener, milliseconds: 100),
-                  let fd = POSIXSocket.acceptConnection(listener) else { continue }
+                let fd = POSIXSocket.acceptConnection(listener)
+            else { continue }
             let id: Int? = state.withLock { state in
                 guard !state.stopping else { return nil }
                 let id = state.nextConnectionID

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// Thin wrappers over the BSD socket calls the origin and raw-socket clients need, hiding Glibc/Darwin
 /// differences.

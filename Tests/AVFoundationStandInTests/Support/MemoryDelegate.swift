@@ -7,7 +7,9 @@ import Foundation
 /// "arrive", stops at a cancel and finishes exactly once. Each `Fault` breaks one rule on purpose.
 final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked Sendable {
     enum Fault: Equatable {
-        case none, mimeType, finishTwice, respondAfterCancel, wrongByte(at: Int64), neverFinish, finishToEndEarly, respondOffQueue
+        case none, mimeType, finishTwice, respondAfterCancel
+        case wrongByte(at: Int64)
+        case neverFinish, finishToEndEarly, respondOffQueue
     }
 
     /// Requests cross into dispatch blocks; the stand-in keeps its classes non-Sendable, like Apple's.
@@ -30,8 +32,10 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
         self.contentType = contentType
     }
 
-    func resourceLoader(_ resourceLoader: AVAssetResourceLoader,
-                        shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest) -> Bool {
+    func resourceLoader(
+        _ resourceLoader: AVAssetResourceLoader,
+        shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest
+    ) -> Bool {
         if let info = loadingRequest.contentInformationRequest {
             info.contentType = fault == .mimeType ? "video/mp4" : contentType
             info.contentLength = length
@@ -46,7 +50,9 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
         return true
     }
 
-    func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
+    func resourceLoader(
+        _ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest
+    ) {
         // Nothing to stop: the next chunk checks `isCancelled` on this same queue. The faulty delegate touches
         // the request right here, which is already too late.
         if fault == .respondAfterCancel {
@@ -58,8 +64,11 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
     private func send(_ box: Box, from offset: Int64) {
         (fault == .respondOffQueue ? DispatchQueue.global() : queue).async { [self] in
             let request = box.request
-            guard let dataRequest = request.dataRequest, fault == .respondAfterCancel || !request.isCancelled else { return }
-            let end = dataRequest.requestsAllDataToEndOfResource
+            guard let dataRequest = request.dataRequest, fault == .respondAfterCancel || !request.isCancelled else {
+                return
+            }
+            let end =
+                dataRequest.requestsAllDataToEndOfResource
                 ? length : min(length, dataRequest.requestedOffset + Int64(dataRequest.requestedLength))
             // The faulty delegate leaves the request open at its end, so the player's cancel always comes first.
             guard offset < end else {
@@ -67,7 +76,7 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
             }
             let upper = min(end, offset + chunk)
             var bytes = TestResource.bytes(offset..<upper)
-            if case let .wrongByte(at) = fault, (offset..<upper).contains(at) {
+            if case .wrongByte(let at) = fault, (offset..<upper).contains(at) {
                 bytes[Int(at - offset)] ^= 0xFF
             }
             dataRequest.respond(with: bytes)

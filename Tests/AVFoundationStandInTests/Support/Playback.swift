@@ -13,8 +13,9 @@ final class Playback: @unchecked Sendable {
         asset = AVURLAsset(url: URL(string: "spool-test://example.com/\(name)")!)
         delegate = MemoryDelegate(length: length, fault: fault)
         asset.resourceLoader.setDelegate(delegate, queue: delegate.queue)
-        simulator = PlayerSimulator(asset: asset, expectedBytes: TestResource.bytes, resourceLength: length,
-                                    expectedContentType: "public.mpeg-4")
+        simulator = PlayerSimulator(
+            asset: asset, expectedBytes: TestResource.bytes, resourceLength: length,
+            expectedContentType: "public.mpeg-4")
     }
 
     func run(_ script: PlayerScript, timeout: TimeInterval = 10) async -> SimulationReport {

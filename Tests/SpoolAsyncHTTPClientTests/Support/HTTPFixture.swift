@@ -41,8 +41,9 @@ struct HTTPFixture {
 
     /// A cache on the fixture's directory (a new instance each call, as after a restart).
     func makeCache(modifier: HTTPRequestModifier? = nil, policy: FetchPolicy = FetchPolicy()) throws -> SpoolCache {
-        try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: makeHTTPOrigin(modifier: modifier), fetchPolicy: policy))
+        try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: makeHTTPOrigin(modifier: modifier), fetchPolicy: policy))
     }
 
     /// The source bytes of `range`.

@@ -12,7 +12,9 @@ enum OriginTransport: String, Sendable {
 
     /// A new origin over this transport (its own session or client, as after a restart); an AsyncHTTPClient
     /// is shut down when `test` ends.
-    func makeOrigin(for test: XCTestCase, modifier: HTTPRequestModifier? = nil, timeout: TimeInterval = 10) -> HTTPOrigin {
+    func makeOrigin(for test: XCTestCase, modifier: HTTPRequestModifier? = nil, timeout: TimeInterval = 10)
+        -> HTTPOrigin
+    {
         switch self {
         case .urlSession:
             return HTTPOrigin(modifier: modifier, timeout: timeout)

@@ -28,7 +28,8 @@ func collectUntilFailure(_ stream: ByteStream) async -> (Data, (any Error)?) {
 
 /// A fresh temporary directory, removed by the caller.
 func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("spool-test-\(UUID().uuidString)", isDirectory: true)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "spool-test-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
@@ -36,7 +37,9 @@ func makeTemporaryDirectory() throws -> URL {
 /// Every regular file under `directory`, for scans of what the cache wrote.
 func filesUnder(_ directory: URL) -> [URL] {
     let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
-    return (enumerator?.allObjects as? [URL] ?? []).filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+    return (enumerator?.allObjects as? [URL] ?? []).filter {
+        (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+    }
 }
 
 /// Waits (up to `timeout` seconds) until `condition` holds; whether it did.

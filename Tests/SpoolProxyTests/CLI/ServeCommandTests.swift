@@ -7,7 +7,8 @@ import XCTest
 /// `spool serve` and `spool proxy-url` as a user runs them: separate processes, signals, real files.
 final class ServeCommandTests: XCTestCase {
     private func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("spool-serve-\(UUID().uuidString)", isDirectory: true)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spool-serve-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: url) }
         return url

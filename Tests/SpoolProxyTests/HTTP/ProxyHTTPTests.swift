@@ -76,7 +76,9 @@ final class ProxyHTTPTests: XCTestCase {
         let head = try await Curl.fetch(try fixture.proxyURL("clip.mp4"), ["--head"])
         XCTAssertEqual(head.status, 200)
         // With --head curl prints the header block on standard output; nothing may follow it.
-        XCTAssertTrue(String(decoding: head.body, as: UTF8.self).hasSuffix("Content-Length: \(length)\r\nX-Spool-Cache: miss\r\n\r\n"))
+        XCTAssertTrue(
+            String(decoding: head.body, as: UTF8.self).hasSuffix(
+                "Content-Length: \(length)\r\nX-Spool-Cache: miss\r\n\r\n"))
         XCTAssertEqual(head.headers["content-length"], "\(length)")
         XCTAssertEqual(head.headers["content-type"], "video/mp4")
         XCTAssertEqual(head.headers["etag"], direct.headers["etag"])
@@ -124,7 +126,8 @@ final class ProxyHTTPTests: XCTestCase {
         let garbage = try await RawHTTP.exchange(port: port, "NOT HTTP AT ALL\r\n\u{1}\u{2}\r\n\r\n")
         XCTAssertTrue(garbage.hasPrefix("HTTP/1.1 400"), garbage)
         for path in ["/", "/o/!!!/a.mp3", "/../../etc/passwd", "/o/\(Self.base64URL("file:///etc/passwd"))/passwd"] {
-            let response = try await RawHTTP.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let response = try await RawHTTP.exchange(
+                port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             XCTAssertTrue(response.hasPrefix("HTTP/1.1 400"), "\(path): \(response)")
             XCTAssertFalse(response.contains("root:"), path)
         }
@@ -151,7 +154,8 @@ final class ProxyHTTPTests: XCTestCase {
     }
 
     func testAllowedHostsAreEnforced() async throws {
-        let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(allowedHosts: ["media.example.com"]))
+        let fixture = try await ProxyFixture(
+            test: self, configuration: ProxyConfiguration(allowedHosts: ["media.example.com"]))
         try fixture.serveGenerated("song.mp3", length: 1000, seed: seed)
         let refused = try await Curl.fetch(try fixture.proxyURL("song.mp3"))
         XCTAssertEqual(refused.status, 403)
@@ -178,9 +182,11 @@ final class ProxyHTTPTests: XCTestCase {
     func testUnreachableOriginIs502AndSilentOriginIs504() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-proxy-504-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spool-proxy-504-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: HTTPOrigin(timeout: 1)))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(directory: directory, origin: HTTPOrigin(timeout: 1)))
         let proxy = SpoolProxy(cache: cache)
         try await proxy.start()
         let silent = try await Curl.fetch(try proxy.url(for: URL(string: "http://127.0.0.1:\(listener.port)/a.mp3")!))
@@ -200,7 +206,8 @@ final class ProxyHTTPTests: XCTestCase {
         var behaviour = TestOriginBehaviour()
         behaviour.throttleBytesPerSecond = 2_000_000
         origin.behaviour = behaviour
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-proxy-share-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spool-proxy-share-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
         let proxy = SpoolProxy(cache: cache)

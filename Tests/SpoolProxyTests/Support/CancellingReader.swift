@@ -1,5 +1,6 @@
 import Foundation
 import SpoolTesting
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,9 @@ enum CancellingReader {
         try await offPool { try readBlocking(port: port, target: target, range: range, played: played) }
     }
 
-    private static func readBlocking(port: Int, target: String, range: String, played: Int) throws -> (status: Int, body: Data) {
+    private static func readBlocking(port: Int, target: String, range: String, played: Int) throws -> (
+        status: Int, body: Data
+    ) {
         let socket = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: 30)
         defer { close(socket) }
         let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nRange: \(range)\r\n\r\n".utf8)
@@ -24,7 +27,9 @@ enum CancellingReader {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while headEnd.map({ received.count - $0 < played }) ?? true {
             let count = recv(socket, &buffer, buffer.count, 0)
-            guard count > 0 else { throw SocketFailure(description: "the connection ended after \(received.count) bytes") }
+            guard count > 0 else {
+                throw SocketFailure(description: "the connection ended after \(received.count) bytes")
+            }
             received.append(contentsOf: buffer[0..<count])
             if headEnd == nil, let end = received.range(of: Data("\r\n\r\n".utf8))?.upperBound {
                 headEnd = end - received.startIndex

@@ -23,12 +23,15 @@ enum MultipartBody {
             guard data[cursor...].starts(with: Data("\r\n".utf8)) else { throw Malformed() }
             let headerStart = cursor + 2
             guard let headerEnd = data.range(of: Data("\r\n\r\n".utf8), in: headerStart..<data.endIndex),
-                  let next = data.range(of: delimiter, in: headerEnd.upperBound..<data.endIndex)
+                let next = data.range(of: delimiter, in: headerEnd.upperBound..<data.endIndex)
             else { throw Malformed() }
             var headers: [String: String] = [:]
-            for line in String(decoding: data[headerStart..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n") {
+            for line in String(decoding: data[headerStart..<headerEnd.lowerBound], as: UTF8.self).components(
+                separatedBy: "\r\n")
+            {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
             parts.append(Part(headers: headers, body: Data(data[headerEnd.upperBound..<next.lowerBound])))
             cursor = next.upperBound

@@ -53,13 +53,17 @@ enum Curl {
 
     /// Runs curl with `arguments` (silent, no proxy from the environment).
     static func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> ExternalCommand.Output {
-        guard let command else { throw ExternalCommand.Failure(description: "curl is not installed; .ci/run installs it") }
+        guard let command else {
+            throw ExternalCommand.Failure(description: "curl is not installed; .ci/run installs it")
+        }
         return try command.run(["--silent", "--show-error", "--noproxy", "*"] + arguments, timeout: timeout)
     }
 
     /// The response head (status line and fields) and body of one request.
-    static func fetch(_ url: URL, _ extra: [String] = []) throws -> (status: Int, headers: [String: String], body: Data) {
-        let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("spool-curl-\(UUID().uuidString)")
+    static func fetch(_ url: URL, _ extra: [String] = []) throws -> (status: Int, headers: [String: String], body: Data)
+    {
+        let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spool-curl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: headerFile) }
         let output = try run(["--dump-header", headerFile.path] + extra + [url.absoluteString])
         guard output.status == 0 else {
@@ -76,7 +80,9 @@ enum Curl {
     }
 
     /// `fetch` on a Dispatch thread.
-    static func fetch(_ url: URL, _ extra: [String] = []) async throws -> (status: Int, headers: [String: String], body: Data) {
+    static func fetch(_ url: URL, _ extra: [String] = []) async throws -> (
+        status: Int, headers: [String: String], body: Data
+    ) {
         try await offPool { try fetch(url, extra) as (status: Int, headers: [String: String], body: Data) }
     }
 

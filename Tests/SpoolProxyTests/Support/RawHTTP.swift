@@ -1,5 +1,6 @@
 import Foundation
 import SpoolTesting
+
 #if canImport(Glibc)
 import Glibc
 #endif

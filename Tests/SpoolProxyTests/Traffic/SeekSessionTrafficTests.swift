@@ -15,9 +15,13 @@ final class SeekSessionTrafficTests: XCTestCase {
     private static let session: [(offset: Int64, played: Int)] = {
         var generator = SeededGenerator(seed: 5)
         let played = 256 * 1024...768 * 1024
-        return [(0, Int.random(in: played, using: &generator))] + (0..<24).map { _ in
-            (Int64.random(in: 0..<(length - 1024 * 1024), using: &generator), Int.random(in: played, using: &generator))
-        }
+        return [(0, Int.random(in: played, using: &generator))]
+            + (0..<24).map { _ in
+                (
+                    Int64.random(in: 0..<(length - 1024 * 1024), using: &generator),
+                    Int.random(in: played, using: &generator)
+                )
+            }
     }()
 
     func testAReplayedSeekSessionCostsTheOriginNothing() async throws {
@@ -45,7 +49,8 @@ final class SeekSessionTrafficTests: XCTestCase {
         XCTAssertEqual(whole.status, 206)
         XCTAssertEqual(whole.body, TestContent.generatedBytes(seed: Self.seed, range: 0..<Self.length))
         XCTAssertLessThanOrEqual(
-            try originBytes(fixture.nginx) - first, Self.length - played, "the whole read fetched only what the session had not")
+            try originBytes(fixture.nginx) - first, Self.length - played,
+            "the whole read fetched only what the session had not")
     }
 
     /// Plays the session, checking every byte; returns the distinct bytes played.
@@ -58,7 +63,8 @@ final class SeekSessionTrafficTests: XCTestCase {
                 port: port, target: target, range: "bytes=\(read.offset)-", played: read.played)
             XCTAssertEqual(answer.status, 206, "bytes=\(read.offset)-")
             let range = read.offset..<(read.offset + Int64(read.played))
-            XCTAssertEqual(answer.body, TestContent.generatedBytes(seed: Self.seed, range: range), "bytes=\(read.offset)-")
+            XCTAssertEqual(
+                answer.body, TestContent.generatedBytes(seed: Self.seed, range: range), "bytes=\(read.offset)-")
             covered.insert(range)
         }
         return covered.byteCount

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SpoolProxy
 import XCTest
+
+@testable import SpoolProxy
 
 final class ProxyURLMappingTests: XCTestCase {
     private let mapping = ProxyURLMapping(host: "127.0.0.1", port: 8080)
@@ -97,7 +98,8 @@ final class ProxyURLMappingTests: XCTestCase {
 
     func testRelativeReferencesCannotLeaveTheOriginHost() {
         let encoded = ProxyURLMapping.base64URL("https://cdn.example.com/live/index.m3u8")
-        for tail in ["/evil.example.com/x.ts", "//evil.example.com/x.ts", "http://evil.example.com/x.ts", "https:evil"] {
+        for tail in ["/evil.example.com/x.ts", "//evil.example.com/x.ts", "http://evil.example.com/x.ts", "https:evil"]
+        {
             XCTAssertThrowsError(try ProxyURLMapping.originURL(forRequestTarget: "/o/\(encoded)/\(tail)"), tail)
         }
     }

@@ -1,12 +1,15 @@
 import Spool
-@testable import SpoolProxy
 import XCTest
+
+@testable import SpoolProxy
 
 final class ResponsePlanTests: XCTestCase {
     private let info = ContentInfo(
         length: 1000, mimeType: "audio/mpeg", entityTag: "\"v1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
 
-    private func plan(_ range: String?, ifRange: String? = nil, ifNoneMatch: String? = nil, info: ContentInfo? = nil) -> ResponsePlan {
+    private func plan(_ range: String?, ifRange: String? = nil, ifNoneMatch: String? = nil, info: ContentInfo? = nil)
+        -> ResponsePlan
+    {
         ResponsePlan(
             for: .init(range: range, ifRange: ifRange, ifNoneMatch: ifNoneMatch), info: info ?? self.info,
             boundary: "B")
@@ -20,10 +23,14 @@ final class ResponsePlanTests: XCTestCase {
         XCTAssertEqual(RangeSpecifier.parse(header: "bytes=0-499"), [.bounded(first: 0, last: 499)])
         XCTAssertEqual(RangeSpecifier.parse(header: "bytes=500-"), [.from(first: 500)])
         XCTAssertEqual(RangeSpecifier.parse(header: "bytes=-200"), [.suffix(count: 200)])
-        XCTAssertEqual(RangeSpecifier.parse(header: "BYTES = 0-0, -1 ,,"), [.bounded(first: 0, last: 0), .suffix(count: 1)])
+        XCTAssertEqual(
+            RangeSpecifier.parse(header: "BYTES = 0-0, -1 ,,"), [.bounded(first: 0, last: 0), .suffix(count: 1)])
         XCTAssertEqual(
             RangeSpecifier.parse(header: "bytes=0-99999999999999999999999"), [.bounded(first: 0, last: .max)])
-        for invalid in ["bytes=", "bytes=abc", "bytes=5-1", "items=0-1", "bytes 0-1", "bytes=-", "bytes=1-2-3", "bytes=+1-2", "bytes=0x1-2", ""] {
+        for invalid in [
+            "bytes=", "bytes=abc", "bytes=5-1", "items=0-1", "bytes 0-1", "bytes=-", "bytes=1-2-3", "bytes=+1-2",
+            "bytes=0x1-2", "",
+        ] {
             XCTAssertNil(RangeSpecifier.parse(header: invalid), invalid)
         }
     }

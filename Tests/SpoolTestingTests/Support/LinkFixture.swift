@@ -1,11 +1,12 @@
+import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import SpoolTesting
-import XCTest
 
 /// One HTTP response read off a raw socket, with when its first byte arrived.
 struct TimedResponse {
@@ -63,7 +64,9 @@ extension TimedResponse {
                 bodyStart = end.upperBound
                 let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
                 let field = head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
-                let length = field.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                let length = field.flatMap {
+                    Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+                }
                 expected = end.upperBound + (length ?? 0)
             }
         }

@@ -1,11 +1,12 @@
+import Foundation
+import SpoolTesting
+import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import SpoolTesting
-import XCTest
 
 /// A parsed response as it appeared on the wire, header names kept exactly as sent.
 struct RawResponse {

@@ -8,11 +8,15 @@ final class BenchCommandTests: XCTestCase {
     func testStartupBenchmarkPrintsItsTableAndRemovesItsTemporaryCache() throws {
         let result = try CommandRunner().run(["bench", "startup", "--entries", "200", "--runs", "3"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        for text in ["entries: 200 of 16384 bytes; 200 created now", "origin stopped", "median", "open SpoolCache", "open SpoolCache with limits",
-                     "first read: 16384 bytes of one entry", "200 entries", "3276800 bytes", "(temporary, removed afterwards)"] {
+        for text in [
+            "entries: 200 of 16384 bytes; 200 created now", "origin stopped", "median", "open SpoolCache",
+            "open SpoolCache with limits",
+            "first read: 16384 bytes of one entry", "200 entries", "3276800 bytes", "(temporary, removed afterwards)",
+        ] {
             XCTAssertTrue(result.stdout.contains(text), "'\(text)' in:\n\(result.stdout)")
         }
-        let cachePath = try XCTUnwrap(result.stdout.split(separator: "\n").first?.split(separator: " ").dropFirst().first)
+        let cachePath = try XCTUnwrap(
+            result.stdout.split(separator: "\n").first?.split(separator: " ").dropFirst().first)
         XCTAssertFalse(FileManager.default.fileExists(atPath: String(cachePath)), "the temporary cache is gone")
     }
 
@@ -20,7 +24,9 @@ final class BenchCommandTests: XCTestCase {
         let directory = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let runner = try CommandRunner()
-        let arguments = ["bench", "startup", "--entries", "40", "--entry-size", "5000", "--runs", "1", "--cache", directory.path]
+        let arguments = [
+            "bench", "startup", "--entries", "40", "--entry-size", "5000", "--runs", "1", "--cache", directory.path,
+        ]
         let first = try runner.run(arguments)
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(first.stdout.contains("40 created now"), first.stdout)
@@ -31,7 +37,8 @@ final class BenchCommandTests: XCTestCase {
         }
         let second = try runner.run(arguments)
         XCTAssertEqual(second.status, 0, second.stderr)
-        XCTAssertTrue(second.stdout.contains("0 created now") && second.stdout.contains("40 already there"), second.stdout)
+        XCTAssertTrue(
+            second.stdout.contains("0 created now") && second.stdout.contains("40 already there"), second.stdout)
         XCTAssertEqual(try runner.run(["bench", "startup", "--entries", "0"]).status, 2)
         XCTAssertEqual(try runner.run(["bench", "startup", "--runs", "0"]).status, 2)
     }

@@ -53,7 +53,8 @@ final class BenchRunCommandTests: XCTestCase {
         let directory = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("link.json")
-        let result = try CommandRunner().run(["bench", "run", "--link", "lan", "--tiny", "--json", json.path], timeout: 300)
+        let result = try CommandRunner().run(
+            ["bench", "run", "--link", "lan", "--tiny", "--json", json.path], timeout: 300)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("spool bench run --link lan"), result.stdout)
         let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") }
@@ -65,7 +66,9 @@ final class BenchRunCommandTests: XCTestCase {
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             XCTAssertEqual(cells[3].first?.isNumber, true, "Spool's figure in \(row)")
         }
-        XCTAssertTrue(rows.contains { $0.hasPrefix("| 6c ") && $0.contains("| 0.00 ") }, "a replayed session crosses the link with nothing")
+        XCTAssertTrue(
+            rows.contains { $0.hasPrefix("| 6c ") && $0.contains("| 0.00 ") },
+            "a replayed session crosses the link with nothing")
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         XCTAssertEqual((document["rows"] as? [[String: Any]])?.count, 14)
     }

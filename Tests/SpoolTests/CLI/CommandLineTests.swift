@@ -9,14 +9,21 @@ final class CommandLineTests: XCTestCase {
         let nginx = try NginxFixture(test: self, length: 30 * 1024 * 1024, seed: 30, name: "movie.mp4")
         let runner = try CommandRunner()
         let output = nginx.root.appendingPathComponent("copy.mp4")
-        let first = try runner.run(["get", nginx.url.absoluteString, "-o", output.path, "--cache", nginx.cacheDirectory.path])
+        let first = try runner.run([
+            "get", nginx.url.absoluteString, "-o", output.path, "--cache", nginx.cacheDirectory.path,
+        ])
         XCTAssertEqual(first.status, 0, first.stderr)
-        XCTAssertTrue(first.stderr.contains("progress: 100%"), "plain progress lines when not on a terminal: \(first.stderr)")
-        XCTAssertTrue(FileManager.default.contentsEqual(atPath: output.path, andPath: nginx.file.path), "the written file equals the original")
+        XCTAssertTrue(
+            first.stderr.contains("progress: 100%"), "plain progress lines when not on a terminal: \(first.stderr)")
+        XCTAssertTrue(
+            FileManager.default.contentsEqual(atPath: output.path, andPath: nginx.file.path),
+            "the written file equals the original")
         let requestsAfterFirst = try nginx.server.accessLog().count
 
         try FileManager.default.removeItem(at: output)
-        let second = try runner.run(["get", nginx.url.absoluteString, "-o", output.path, "--cache", nginx.cacheDirectory.path])
+        let second = try runner.run([
+            "get", nginx.url.absoluteString, "-o", output.path, "--cache", nginx.cacheDirectory.path,
+        ])
         XCTAssertEqual(second.status, 0, second.stderr)
         XCTAssertTrue(FileManager.default.contentsEqual(atPath: output.path, andPath: nginx.file.path))
         XCTAssertEqual(try nginx.server.accessLog().count, requestsAfterFirst, "a second get causes no origin traffic")
@@ -44,7 +51,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(list.stdout.contains("0.1%"), list.stdout)
 
         XCTAssertEqual(try runner.run(["rm", fixture.url.absoluteString]).status, 0)
-        XCTAssertEqual(try runner.run(["rm", fixture.url.absoluteString]).status, 1, "removing what is not cached fails")
+        XCTAssertEqual(
+            try runner.run(["rm", fixture.url.absoluteString]).status, 1, "removing what is not cached fails")
         XCTAssertTrue(try runner.run(["ls"]).stdout.contains("no cached resources"))
 
         XCTAssertEqual(try runner.run(["get", fixture.url.absoluteString]).status, 0)
@@ -56,7 +64,10 @@ final class CommandLineTests: XCTestCase {
     func testHeadersReachTheOriginAndStayOffDisk() throws {
         let fixture = try HTTPFixture(test: self, length: 50_000)
         let runner = try CommandRunner()
-        let result = try runner.run(["get", fixture.url.absoluteString, "-H", "Authorization: Bearer CLI-SECRET", "--cache", fixture.directory.path])
+        let result = try runner.run([
+            "get", fixture.url.absoluteString, "-H", "Authorization: Bearer CLI-SECRET", "--cache",
+            fixture.directory.path,
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(fixture.origin.requests.allSatisfy { $0.headers["authorization"] == "Bearer CLI-SECRET" })
         for file in filesUnder(fixture.directory) {
@@ -112,7 +123,8 @@ final class CommandLineTests: XCTestCase {
         // A traces file of one's own.
         let mine = FileManager.default.temporaryDirectory.appendingPathComponent("mine-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: mine) }
-        let trace = #"{"id":"mine","source":"s","platform":"p","container":"mp3","file_size":300000,"#
+        let trace =
+            #"{"id":"mine","source":"s","platform":"p","container":"mp3","file_size":300000,"#
             + #""requests":[{"info":true,"data":true,"offset":0,"length":2,"cancel_after":null,"open_with":[]},"#
             + #"{"info":false,"data":true,"offset":0,"length":null,"cancel_after":null,"open_with":[]}],"notes":""}"#
         try Data((trace + "\n").utf8).write(to: mine)
@@ -133,10 +145,12 @@ final class CommandLineTests: XCTestCase {
         let result = try CommandRunner().run(["demo", "--size", "8388608", "--link", "lan"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("link:    lan"), result.stdout)
-        let noCache = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("no cache") }, result.stdout)
+        let noCache = try XCTUnwrap(
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("no cache") }, result.stdout)
         XCTAssertTrue(noCache.contains(" ms"), "first byte and longest wait without the cache: \(noCache)")
         XCTAssertTrue(result.stdout.contains("zero bytes from the origin"), result.stdout)
-        XCTAssertEqual(try CommandRunner().run(["demo", "--link", "dial-up"]).status, 2, "an unknown profile is a usage error")
+        XCTAssertEqual(
+            try CommandRunner().run(["demo", "--link", "dial-up"]).status, 2, "an unknown profile is a usage error")
     }
 
     func testDemoRunsOfflineAndSecondPassIsFree() throws {

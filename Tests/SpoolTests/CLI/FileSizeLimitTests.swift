@@ -28,14 +28,17 @@ final class FileSizeLimitTests: XCTestCase {
             .run(["-c", script], timeout: 60)
         let statuses = result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertFalse(statuses.contains("spool=\(128 + SIGXFSZ)"), "spool was killed by SIGXFSZ: \(result.stderr)")
-        XCTAssertEqual(statuses, "spool=0 cmp=0", "every byte arrives although the cache cannot hold it: \(result.stderr)")
+        XCTAssertEqual(
+            statuses, "spool=0 cmp=0", "every byte arrives although the cache cannot hold it: \(result.stderr)")
         let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("spool: warning: ") }
         XCTAssertEqual(warnings.count, 1, "the failing writes are reported once: \(result.stderr)")
         XCTAssertTrue(warnings.first?.contains("cache writes fail") ?? false, result.stderr)
 
         // Whatever the cache kept is correct; the rest is fetched again, without a limit this time.
         let output = fixture.directory.appendingPathComponent("out.bin")
-        let again = try CommandRunner().run(["get", fixture.url.absoluteString, "--cache", cacheDirectory.path, "-o", output.path])
+        let again = try CommandRunner().run([
+            "get", fixture.url.absoluteString, "--cache", cacheDirectory.path, "-o", output.path,
+        ])
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(FileManager.default.contentsEqual(atPath: output.path, andPath: expected.path))
     }

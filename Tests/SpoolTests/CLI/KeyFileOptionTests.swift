@@ -58,9 +58,12 @@ final class KeyFileOptionTests: XCTestCase {
             let result = try runner.run(["ls", "--key-file", path, "--cache", fixture.directory.path])
             XCTAssertEqual(result.status, 2, label)
             XCTAssertTrue(result.stderr.contains("key file \(path)"), "\(label): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("32-byte key") && result.stderr.contains("64 hexadecimal"), result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains("32-byte key") && result.stderr.contains("64 hexadecimal"), result.stderr)
         }
-        let missing = try runner.run(["ls", "--key-file", scratch.appendingPathComponent("absent").path, "--cache", fixture.directory.path])
+        let missing = try runner.run([
+            "ls", "--key-file", scratch.appendingPathComponent("absent").path, "--cache", fixture.directory.path,
+        ])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("cannot read key file"), missing.stderr)
         let directory = try runner.run(["ls", "--key-file", scratch.path, "--cache", fixture.directory.path])
@@ -91,12 +94,15 @@ final class KeyFileOptionTests: XCTestCase {
         for offset in stride(from: Int64(0), to: 2_000_000, by: 250_000) {
             let needle = fixture.bytes((offset + 1000)..<(offset + 1032))
             for file in filesUnder(fixture.directory) {
-                XCTAssertNil(try Data(contentsOf: file).range(of: needle), "plaintext media bytes at \(offset) found in \(file.lastPathComponent)")
+                XCTAssertNil(
+                    try Data(contentsOf: file).range(of: needle),
+                    "plaintext media bytes at \(offset) found in \(file.lastPathComponent)")
             }
         }
 
         let output = scratch.appendingPathComponent("out.bin")
-        let wrong = try runner.run(["get", fixture.url.absoluteString, "-o", output.path, "--key-file", second] + cache)
+        let wrong = try runner.run(
+            ["get", fixture.url.absoluteString, "-o", output.path, "--key-file", second] + cache)
         XCTAssertEqual(wrong.status, 0, wrong.stderr)
         XCTAssertTrue(try Data(contentsOf: output) == fixture.bytes(0..<2_000_000), "correct bytes, never garbage")
         let warnings = wrong.stderr.split(separator: "\n").filter { $0.hasPrefix("spool: warning: ") }

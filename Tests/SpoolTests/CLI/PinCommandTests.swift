@@ -25,8 +25,10 @@ final class PinCommandTests: XCTestCase {
         let pin = try runner.run(["pin", url, "-H", "X-Pin-Test: yes"])
         XCTAssertEqual(pin.status, 0, pin.stderr)
         XCTAssertTrue(pin.stderr.contains("progress: 100% (3000000 of 3000000 bytes)"), pin.stderr)
-        XCTAssertTrue(pin.stderr.contains("pinned 2.9 MB of \(url): 2.9 MB from the origin, 0 B from the cache"), pin.stderr)
-        XCTAssertTrue(fixture.origin.requests.allSatisfy { $0.headers["x-pin-test"] == "yes" }, "headers reach the origin")
+        XCTAssertTrue(
+            pin.stderr.contains("pinned 2.9 MB of \(url): 2.9 MB from the origin, 0 B from the cache"), pin.stderr)
+        XCTAssertTrue(
+            fixture.origin.requests.allSatisfy { $0.headers["x-pin-test"] == "yes" }, "headers reach the origin")
         XCTAssertEqual(fixture.origin.bodyBytesSent, 3_000_000)
         let pinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
         XCTAssertTrue(pinned.isPinned)
@@ -41,7 +43,8 @@ final class PinCommandTests: XCTestCase {
 
         let again = try runner.run(["pin", url])
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("0 B from the origin"), "pinning a cached resource fetches nothing: \(again.stderr)")
+        XCTAssertTrue(
+            again.stderr.contains("0 B from the origin"), "pinning a cached resource fetches nothing: \(again.stderr)")
 
         fixture.origin.stop()
         let output = fixture.directory.appendingPathComponent("offline.bin")

@@ -12,24 +12,32 @@ final class ConcurrentReadTests: XCTestCase {
         let fixture = try HTTPFixture(test: self, length: Self.length, seed: 11)
         let cache = try fixture.makeCache()
         let seed = fixture.seed
-        let union = try await Self.randomReads(cache: cache, url: fixture.url) { TestContent.generatedBytes(seed: seed, range: $0) }
+        let union = try await Self.randomReads(cache: cache, url: fixture.url) {
+            TestContent.generatedBytes(seed: seed, range: $0)
+        }
         let sent = fixture.origin.bodyBytesSent
         print("test origin: union of reads \(union) bytes, origin body bytes \(sent)")
         XCTAssertGreaterThanOrEqual(sent, union)
         XCTAssertLessThanOrEqual(Double(sent), Double(union) * 1.01, "origin traffic at most 1 % above the bytes read")
-        try await Self.assertSecondPassIsFree(cache: fixture.makeCache(), url: fixture.url) { fixture.origin.requestCount }
+        try await Self.assertSecondPassIsFree(cache: fixture.makeCache(), url: fixture.url) {
+            fixture.origin.requestCount
+        }
     }
 
     func testRandomReadsAgainstNginx() async throws {
         let nginx = try NginxFixture(test: self, length: Self.length, seed: 12)
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: nginx.cacheDirectory))
-        let union = try await Self.randomReads(cache: cache, url: nginx.url) { TestContent.generatedBytes(seed: 12, range: $0) }
+        let union = try await Self.randomReads(cache: cache, url: nginx.url) {
+            TestContent.generatedBytes(seed: 12, range: $0)
+        }
         let sent = try nginx.server.totalBodyBytesSent()
         print("nginx: union of reads \(union) bytes, origin body bytes \(sent)")
         XCTAssertGreaterThanOrEqual(sent, union)
         XCTAssertLessThanOrEqual(Double(sent), Double(union) * 1.01, "origin traffic at most 1 % above the bytes read")
         let before = try nginx.server.accessLog().count
-        try await Self.assertSecondPassIsFree(cache: SpoolCache(configuration: SpoolConfiguration(directory: nginx.cacheDirectory)), url: nginx.url) {
+        try await Self.assertSecondPassIsFree(
+            cache: SpoolCache(configuration: SpoolConfiguration(directory: nginx.cacheDirectory)), url: nginx.url
+        ) {
             (try? nginx.server.accessLog().count).map { $0 - before } ?? -1
         }
     }
@@ -46,7 +54,9 @@ final class ConcurrentReadTests: XCTestCase {
     }()
 
     /// 200 random reads (4 readers × 50, each a seek to a random offset); returns the size of their union.
-    private static func randomReads(cache: SpoolCache, url: URL, source: @escaping @Sendable (Range<Int64>) -> Data) async throws -> Int64 {
+    private static func randomReads(cache: SpoolCache, url: URL, source: @escaping @Sendable (Range<Int64>) -> Data)
+        async throws -> Int64
+    {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for reads in plan {
                 group.addTask {
@@ -54,10 +64,14 @@ final class ConcurrentReadTests: XCTestCase {
                         var position = range.lowerBound
                         for try await chunk in cache.read(url, from: range.lowerBound, length: Int64(range.count)) {
                             let expected = source(position..<(position + Int64(chunk.count)))
-                            guard chunk == expected else { throw SpoolError.invalidResponse("wrong bytes at \(position)") }
+                            guard chunk == expected else {
+                                throw SpoolError.invalidResponse("wrong bytes at \(position)")
+                            }
                             position += Int64(chunk.count)
                         }
-                        guard position == range.upperBound else { throw SpoolError.invalidResponse("short read \(range)") }
+                        guard position == range.upperBound else {
+                            throw SpoolError.invalidResponse("short read \(range)")
+                        }
                     }
                 }
             }
@@ -71,7 +85,9 @@ final class ConcurrentReadTests: XCTestCase {
         let before = requests()
         for range in plan.joined().prefix(60) {
             var count: Int64 = 0
-            for try await chunk in cache.read(url, from: range.lowerBound, length: Int64(range.count)) { count += Int64(chunk.count) }
+            for try await chunk in cache.read(url, from: range.lowerBound, length: Int64(range.count)) {
+                count += Int64(chunk.count)
+            }
             XCTAssertEqual(count, Int64(range.count))
         }
         XCTAssertEqual(requests() - before, 0, "a second read of cached ranges makes no origin request")

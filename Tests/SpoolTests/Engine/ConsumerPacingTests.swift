@@ -32,7 +32,9 @@ final class ConsumerPacingTests: XCTestCase {
         let reopened = try fixture.makeCache()
         asked.withLock { $0 = 0 }
         var received = Data()
-        for try await chunk in reopened.read(Resource(url: fixture.url), from: 100_000, consumer: { asked.withLock { $0 += 1 } }) {
+        for try await chunk in reopened.read(
+            Resource(url: fixture.url), from: 100_000, consumer: { asked.withLock { $0 += 1 } })
+        {
             received.append(chunk)
         }
         XCTAssertEqual(received, fixture.bytes(100_000..<fixture.length))
@@ -48,7 +50,9 @@ final class ConsumerPacingTests: XCTestCase {
         for try await _ in cache.read(fixture.url, from: 500_000, length: 300_000) {}
         let asked = Locked(0)
         var received = Data()
-        for try await chunk in cache.read(Resource(url: fixture.url), from: 0, length: 1_200_000, consumer: { asked.withLock { $0 += 1 } }) {
+        for try await chunk in cache.read(
+            Resource(url: fixture.url), from: 0, length: 1_200_000, consumer: { asked.withLock { $0 += 1 } })
+        {
             received.append(chunk)
         }
         XCTAssertEqual(received, fixture.bytes(0..<1_200_000))

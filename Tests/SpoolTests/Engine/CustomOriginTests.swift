@@ -1,5 +1,5 @@
-import XCTest
 import Spool
+import XCTest
 
 /// The engine against a non-HTTP origin: reading while filling, sharing, cancelling, versions, offline.
 final class CustomOriginTests: XCTestCase {
@@ -56,7 +56,8 @@ final class CustomOriginTests: XCTestCase {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results { XCTAssertEqual(result, content) }
-        XCTAssertEqual(origin.statistics.bytesServed, 2_000_000, "four readers of the same bytes share the origin requests")
+        XCTAssertEqual(
+            origin.statistics.bytesServed, 2_000_000, "four readers of the same bytes share the origin requests")
     }
 
     func testCancelledReaderKeepsWhatArrivedAndStopsFetching() async throws {
@@ -76,7 +77,8 @@ final class CustomOriginTests: XCTestCase {
         XCTAssertEqual(origin.statistics.bytesServed, servedAfterCancel, "the origin request stops with its reader")
         XCTAssertLessThan(servedAfterCancel, 600_000, "an abandoned read costs at most about one piece")
         let cached = cache.entry(for: url)?.cachedRanges
-        XCTAssertTrue(cached?.contains(0..<Int64(received.count)) ?? false, "bytes received before the cancel stay cached")
+        XCTAssertTrue(
+            cached?.contains(0..<Int64(received.count)) ?? false, "bytes received before the cancel stay cached")
         // Chunks the origin had queued but the engine had not taken when it cancelled are all that may be lost.
         XCTAssertLessThanOrEqual(cached?.byteCount ?? 0, servedAfterCancel)
         XCTAssertGreaterThanOrEqual(cached?.byteCount ?? 0, servedAfterCancel - 2 * Int64(origin.chunkSize))

@@ -1,5 +1,6 @@
-@testable import Spool
 import XCTest
+
+@testable import Spool
 
 /// What the link monitor makes of the engine's own requests: idle connections, the round trip and the rate.
 final class LinkMonitorTests: XCTestCase {
@@ -12,7 +13,8 @@ final class LinkMonitorTests: XCTestCase {
         XCTAssertTrue(monitor.requestSent(url, at: now), "the one open is busy")
         XCTAssertEqual(monitor.estimate(for: url).spareConnections, 0)
         monitor.requestEnded(url, reusable: true, at: now)
-        XCTAssertEqual(monitor.estimate(for: url).spareConnections, 1, "a body read to its end leaves its connection open")
+        XCTAssertEqual(
+            monitor.estimate(for: url).spareConnections, 1, "a body read to its end leaves its connection open")
         monitor.requestEnded(url, reusable: false, at: now)
         XCTAssertEqual(monitor.estimate(for: url).spareConnections, 1, "a cancelled body closes its connection")
         XCTAssertFalse(monitor.requestSent(url, at: now), "the idle one is used")
@@ -28,7 +30,9 @@ final class LinkMonitorTests: XCTestCase {
         XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.045, accuracy: 1e-9, "half a new connection's wait")
         monitor.responded(url, after: 0.06, newConnection: false, at: now + 1)
         monitor.responded(url, after: 0.05, newConnection: false, at: now + 2)
-        XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.05, accuracy: 1e-9, "open connections' waits only, once there are some")
+        XCTAssertEqual(
+            monitor.estimate(for: url).roundTrip ?? 0, 0.05, accuracy: 1e-9,
+            "open connections' waits only, once there are some")
         monitor.responded(url, after: 0.08, newConnection: false, at: now + 2 + LinkMonitor.roundTripWindow + 1)
         XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.08, accuracy: 1e-9, "old samples age out")
     }
@@ -42,7 +46,8 @@ final class LinkMonitorTests: XCTestCase {
         monitor.received(100_000, from: url, at: start + 0.05)
         monitor.received(300_000, from: url, at: start + 0.10)
         monitor.received(80_000, from: url, at: start + 0.15)
-        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1, "neither the burst nor the pause")
+        XCTAssertEqual(
+            monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1, "neither the burst nor the pause")
         monitor.bodyEnded(url, at: start + 0.15)
         // Time with no body arriving does not count.
         monitor.bodyStarted(url, at: start + 5)
@@ -61,11 +66,13 @@ final class LinkMonitorTests: XCTestCase {
         XCTAssertNil(monitor.estimate(for: url).bytesPerSecond, "4 ms and 16 KiB tell nothing yet")
         monitor.received(16_384, from: url, at: start + 0.008)
         monitor.received(16_384, from: url, at: start + 0.012)
-        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 49_152 / 0.012, accuracy: 1,
-                       "the sample being gathered stands in while none is complete")
+        XCTAssertEqual(
+            monitor.estimate(for: url).bytesPerSecond ?? 0, 49_152 / 0.012, accuracy: 1,
+            "the sample being gathered stands in while none is complete")
         monitor.received(100_000 - 49_152, from: url, at: start + 0.05)
-        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1,
-                       "complete samples only, once there are some")
+        XCTAssertEqual(
+            monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1,
+            "complete samples only, once there are some")
     }
 
     func testTheBytesThatCameWithAHeadAreNotARate() {

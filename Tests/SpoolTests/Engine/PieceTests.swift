@@ -20,11 +20,14 @@ final class PieceTests: XCTestCase {
         await cache.close()
         let sent = fixture.origin.bodyBytesSent
         let first = FetchPolicy().firstRequestSize
-        XCTAssertLessThanOrEqual(sent, max(Int64(taken), first) + 2 * Self.loopbackPieceBound,
-                                 "an abandoned 'to the end' read wastes at most about what was in flight")
+        XCTAssertLessThanOrEqual(
+            sent, max(Int64(taken), first) + 2 * Self.loopbackPieceBound,
+            "an abandoned 'to the end' read wastes at most about what was in flight")
         let ranges = fixture.origin.requests.compactMap(\.range)
         XCTAssertFalse(ranges.contains { $0.hasSuffix("-") }, "no open-ended origin request: \(ranges)")
-        XCTAssertEqual(fixture.origin.requests.map(\.method).filter { $0 != "GET" }, [], "no HEAD: the first GET brings the content information")
+        XCTAssertEqual(
+            fixture.origin.requests.map(\.method).filter { $0 != "GET" }, [],
+            "no HEAD: the first GET brings the content information")
         XCTAssertGreaterThanOrEqual(cache.entry(for: fixture.url)?.cachedBytes ?? 0, Int64(taken))
     }
 
@@ -104,6 +107,7 @@ final class PieceTests: XCTestCase {
             busyUntil = max(busyUntil, request.time.addingTimeInterval(Double(request.bodyBytesSent) / Double(rate)))
         }
         print("[pieces] \(gets.count) requests, \(late.count) after every earlier piece had finished")
-        XCTAssertLessThanOrEqual(late.count, (gets.count - 1) / 2, "requested after every earlier piece had finished: \(late)")
+        XCTAssertLessThanOrEqual(
+            late.count, (gets.count - 1) / 2, "requested after every earlier piece had finished: \(late)")
     }
 }

@@ -1,32 +1,63 @@
-@testable import Spool
 import XCTest
+
+@testable import Spool
 
 /// The fetch-scheduling decisions, as values: given the link as measured and what a reader consumed, how far
 /// ahead requests reach and how large they are; given a reader in a `LoaderState`, which requests start.
 final class ReadAheadTests: XCTestCase {
     private let policy = FetchPolicy()
-    private static let KiB: Int64 = 1024
+    private static let kibibyte: Int64 = 1024
 
     func testWindowFollowsTheBandwidthDelayProduct() {
         let cases: [(name: String, link: LinkEstimate, consumed: Int64, window: Int64, piece: Int64)] = [
-            ("nothing known: the first request's size", LinkEstimate(), 0, 512 * Self.KiB, 256 * Self.KiB),
-            ("round trip known, rate assumed (2.5 MB/s x 40 ms)", LinkEstimate(roundTrip: 0.04, spareConnections: 1), 0, 100_000, 25_000),
-            ("broadband: 40 ms, 40 Mbit/s", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1), 0, 200_000, 50_000),
-            ("broadband without an idle connection: a handshake's round trip more", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
-             0, 400_000, 50_000),
-            ("mobile: 100 ms, 10 Mbit/s", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2), 0, 125_000, 31_250),
-            ("loopback: 0.2 ms, 100 MB/s", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-             0, 24 * Self.KiB, 16 * Self.KiB),
-            ("a fast LAN: 2 ms at 1 GB/s needs only what sustains 25 MB/s", LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9, spareConnections: 1),
-             0, 50_000, 16 * Self.KiB),
-            ("long read on loopback: 6 % of 10 MiB", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-             10 * 1024 * Self.KiB, 943_717, 629_145),
-            ("long read on mobile: grown pieces take at most 50 ms", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2),
-             4 * 1024 * Self.KiB, 125_000, 62_500),
-            ("before probation, no growth", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-             900 * Self.KiB, 24 * Self.KiB, 16 * Self.KiB),
-            ("pieces never exceed the maximum", LinkEstimate(roundTrip: 2, bytesPerSecond: 100_000_000, spareConnections: 1),
-             0, 50_000_000, 8 * 1024 * Self.KiB),
+            ("nothing known: the first request's size", LinkEstimate(), 0, 512 * Self.kibibyte, 256 * Self.kibibyte),
+            (
+                "round trip known, rate assumed (2.5 MB/s x 40 ms)", LinkEstimate(roundTrip: 0.04, spareConnections: 1),
+                0, 100_000, 25_000
+            ),
+            (
+                "broadband: 40 ms, 40 Mbit/s",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1), 0, 200_000, 50_000
+            ),
+            (
+                "broadband without an idle connection: a handshake's round trip more",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
+                0, 400_000, 50_000
+            ),
+            (
+                "mobile: 100 ms, 10 Mbit/s",
+                LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2), 0, 125_000, 31_250
+            ),
+            (
+                "loopback: 0.2 ms, 100 MB/s",
+                LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
+                0, 24 * Self.kibibyte, 16 * Self.kibibyte
+            ),
+            (
+                "a fast LAN: 2 ms at 1 GB/s needs only what sustains 25 MB/s",
+                LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9, spareConnections: 1),
+                0, 50_000, 16 * Self.kibibyte
+            ),
+            (
+                "long read on loopback: 6 % of 10 MiB",
+                LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
+                10 * 1024 * Self.kibibyte, 943_717, 629_145
+            ),
+            (
+                "long read on mobile: grown pieces take at most 50 ms",
+                LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2),
+                4 * 1024 * Self.kibibyte, 125_000, 62_500
+            ),
+            (
+                "before probation, no growth",
+                LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
+                900 * Self.kibibyte, 24 * Self.kibibyte, 16 * Self.kibibyte
+            ),
+            (
+                "pieces never exceed the maximum",
+                LinkEstimate(roundTrip: 2, bytesPerSecond: 100_000_000, spareConnections: 1),
+                0, 50_000_000, 8 * 1024 * Self.kibibyte
+            ),
         ]
         for test in cases {
             let (window, piece) = policy.readAhead(afterConsuming: test.consumed, link: test.link)
@@ -38,7 +69,8 @@ final class ReadAheadTests: XCTestCase {
     func testBandwidthDelayMultipleScalesTheWindow() {
         let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1)
         for (multiple, window) in [(0.5, Int64(100_000)), (1, 200_000), (2, 400_000)] {
-            XCTAssertEqual(FetchPolicy(bandwidthDelayMultiple: multiple).readAhead(afterConsuming: 0, link: link).window, window)
+            XCTAssertEqual(
+                FetchPolicy(bandwidthDelayMultiple: multiple).readAhead(afterConsuming: 0, link: link).window, window)
         }
     }
 
@@ -53,7 +85,9 @@ final class ReadAheadTests: XCTestCase {
             ("not the origin's: cancelled", CancellationError(), 1, 0, false),
         ]
         for test in cases {
-            XCTAssertEqual(policy.retries(after: test.error, failuresInARow: test.failures, silentFor: test.silence), test.retried, test.name)
+            XCTAssertEqual(
+                policy.retries(after: test.error, failuresInARow: test.failures, silentFor: test.silence), test.retried,
+                test.name)
         }
     }
 
@@ -64,14 +98,25 @@ final class ReadAheadTests: XCTestCase {
     func testAReaderStartsRequestsCoveringOneWindowInPieces() {
         let info = ContentInfo(length: 10_000_000)
         let cases: [(name: String, link: LinkEstimate, starts: [Range<Int64>])] = [
-            ("broadband: four pieces of a quarter product", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4),
-             [0..<50_000, 50_000..<100_000, 100_000..<150_000, 150_000..<200_000]),
-            ("broadband, every connection busy: two products", LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
-             (0..<8).map { Int64($0) * 50_000..<Int64($0 + 1) * 50_000 }),
-            ("mobile", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 4),
-             [0..<31_250, 31_250..<62_500, 62_500..<93_750, 93_750..<125_000]),
-            ("loopback: small pieces, one and a half ahead", LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-             [0..<16_384, 16_384..<32_768]),
+            (
+                "broadband: four pieces of a quarter product",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4),
+                [0..<50_000, 50_000..<100_000, 100_000..<150_000, 150_000..<200_000]
+            ),
+            (
+                "broadband, every connection busy: two products",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000),
+                (0..<8).map { Int64($0) * 50_000..<Int64($0 + 1) * 50_000 }
+            ),
+            (
+                "mobile", LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 4),
+                [0..<31_250, 31_250..<62_500, 62_500..<93_750, 93_750..<125_000]
+            ),
+            (
+                "loopback: small pieces, one and a half ahead",
+                LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
+                [0..<16_384, 16_384..<32_768]
+            ),
         ]
         for test in cases {
             var state = LoaderState(policy: policy, info: info, stored: ByteRangeSet())
@@ -85,13 +130,16 @@ final class ReadAheadTests: XCTestCase {
 
     func testARequestInFlightIsJoinedAndStoredBytesAreSkipped() {
         let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
-        var state = LoaderState(policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([150_000..<160_000]))
+        var state = LoaderState(
+            policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([150_000..<160_000]))
         let first = state.addReader(requestedEnd: nil)
         guard case .wait(let started) = state.step(reader: first, position: 0, link: link) else { return XCTFail() }
         // Stored bytes are not asked for; a piece is whole even where it reaches past the window.
         XCTAssertEqual(started.map(\.range), [0..<50_000, 50_000..<100_000, 100_000..<150_000, 160_000..<210_000])
         let second = state.addReader(requestedEnd: nil)
-        guard case .wait(let joined) = state.step(reader: second, position: 10_000, link: link) else { return XCTFail() }
+        guard case .wait(let joined) = state.step(reader: second, position: 10_000, link: link) else {
+            return XCTFail()
+        }
         XCTAssertEqual(joined.map(\.range), [], "a second reader joins the requests under way")
     }
 
@@ -103,7 +151,8 @@ final class ReadAheadTests: XCTestCase {
         ]
         for test in cases {
             var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
-            let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<300_000)
+            let (first, _) = state.openDiscovered(
+                ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<300_000)
             XCTAssertTrue(state.didStore(0..<100_000, fetch: first))
             if !test.running { state.finishFetch(first, failure: nil) }
             let reader = state.addReader(requestedEnd: nil)
@@ -111,28 +160,42 @@ final class ReadAheadTests: XCTestCase {
                 return XCTFail(test.name)
             }
             state.markDelivered(reader: reader, generation: generation)
-            XCTAssertEqual(state.mustAskConsumer(reader: reader, position: range.upperBound, link: link), test.mustAsk, test.name)
+            XCTAssertEqual(
+                state.mustAskConsumer(reader: reader, position: range.upperBound, link: link), test.mustAsk, test.name)
         }
     }
 
     func testAnOriginWithoutRangesGetsOneRequestForTheWholeGap() {
-        var state = LoaderState(policy: policy, info: ContentInfo(length: 3_000_000, acceptsRanges: false), stored: ByteRangeSet())
+        var state = LoaderState(
+            policy: policy, info: ContentInfo(length: 3_000_000, acceptsRanges: false), stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil)
-        guard case .wait(let started) = state.step(reader: reader, position: 0, link: LinkEstimate(roundTrip: 0.04)) else {
+        guard case .wait(let started) = state.step(reader: reader, position: 0, link: LinkEstimate(roundTrip: 0.04))
+        else {
             return XCTFail()
         }
         XCTAssertEqual(started.map(\.range), [0..<3_000_000])
     }
 
     func testTheFirstResponseBringsTheContentInformationAndItsRequestRuns() {
-        let cases: [(name: String, answered: ContentInfo, offset: Int64, requested: Range<Int64>, acceptsRanges: Bool, remaining: Range<Int64>)] = [
-            ("a range inside the resource", ContentInfo(length: 1_000_000), 0, 0..<131_072, true, 0..<131_072),
-            ("a range running past the end is clamped", ContentInfo(length: 100_000), 50_000, 50_000..<181_072, true, 50_000..<100_000),
-            ("a server ignoring ranges sends everything", ContentInfo(length: 300_000), 0, 200_000..<331_072, false, 0..<300_000),
-        ]
+        let cases:
+            [(
+                name: String, answered: ContentInfo, offset: Int64, requested: Range<Int64>, acceptsRanges: Bool,
+                remaining: Range<Int64>
+            )] = [
+                ("a range inside the resource", ContentInfo(length: 1_000_000), 0, 0..<131_072, true, 0..<131_072),
+                (
+                    "a range running past the end is clamped", ContentInfo(length: 100_000), 50_000, 50_000..<181_072,
+                    true, 50_000..<100_000
+                ),
+                (
+                    "a server ignoring ranges sends everything", ContentInfo(length: 300_000), 0, 200_000..<331_072,
+                    false, 0..<300_000
+                ),
+            ]
         for test in cases {
             var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
-            let (id, cancelled) = state.openDiscovered(test.answered, servedFrom: test.offset, requested: test.requested)
+            let (id, cancelled) = state.openDiscovered(
+                test.answered, servedFrom: test.offset, requested: test.requested)
             XCTAssertEqual(cancelled, [], test.name)
             XCTAssertEqual(state.info?.length, test.answered.length, test.name)
             XCTAssertEqual(state.info?.acceptsRanges, test.acceptsRanges, test.name)
@@ -144,7 +207,8 @@ final class ReadAheadTests: XCTestCase {
         var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
         let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<524_288)
         let probe = state.addReader(requestedEnd: 2)
-        guard case .wait(let joined) = state.step(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04)) else {
+        guard case .wait(let joined) = state.step(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04))
+        else {
             return XCTFail()
         }
         XCTAssertEqual(joined.map(\.range), [], "the probe joins the first request")
@@ -152,10 +216,13 @@ final class ReadAheadTests: XCTestCase {
         XCTAssertNotNil(state.remaining(of: first))
 
         let seek = state.addReader(requestedEnd: nil)
-        guard case .wait(let started) = state.step(reader: seek, position: 5_000_000, link: LinkEstimate(roundTrip: 0.04)) else {
+        guard
+            case .wait(let started) = state.step(reader: seek, position: 5_000_000, link: LinkEstimate(roundTrip: 0.04))
+        else {
             return XCTFail()
         }
-        XCTAssertEqual(Set(state.removeReader(seek)), Set(started.map(\.id)), "requests only an abandoned read needed stop")
+        XCTAssertEqual(
+            Set(state.removeReader(seek)), Set(started.map(\.id)), "requests only an abandoned read needed stop")
     }
 
     func testAFirstResponseOfANewVersionDropsWhatWasStored() {

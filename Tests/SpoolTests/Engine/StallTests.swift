@@ -17,7 +17,8 @@ final class StallTests: XCTestCase {
         XCTAssertEqual(data, fixture.bytes(0..<600_000))
         // The origin's own timeout is 10 s: only the stall detector can have ended the silent responses.
         XCTAssertLessThan(Date().timeIntervalSince(started), 8)
-        XCTAssertGreaterThanOrEqual(fixture.origin.requests.count, 4, "each stalled response was sent again from its first missing byte")
+        XCTAssertGreaterThanOrEqual(
+            fixture.origin.requests.count, 4, "each stalled response was sent again from its first missing byte")
         await cache.close()
     }
 
@@ -43,8 +44,9 @@ final class StallTests: XCTestCase {
         closed.stop()
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(timeout: 10), fetchPolicy: FetchPolicy(outageTolerance: 30)))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: HTTPOrigin(timeout: 10), fetchPolicy: FetchPolicy(outageTolerance: 30)))
         let started = Date()
         let (_, error) = await collectUntilFailure(cache.read(url))
         XCTAssertNotNil(error as? SpoolError)

@@ -45,7 +45,9 @@ final class CorruptionTests: XCTestCase {
     /// Opens a new cache on the damaged directory and reads everything: must not throw, must be exact.
     /// Returns the origin bytes it took and the problems reported.
     @discardableResult
-    private func readEverything(_ setup: Setup, label: String, problems: Durability.ProblemLog = Durability.ProblemLog()) async throws -> Int64 {
+    private func readEverything(
+        _ setup: Setup, label: String, problems: Durability.ProblemLog = Durability.ProblemLog()
+    ) async throws -> Int64 {
         let cache: SpoolCache
         do {
             cache = try Durability.openCache(setup.directory, problems: problems)
@@ -68,7 +70,8 @@ final class CorruptionTests: XCTestCase {
     /// what is really there, and the refetched bytes were stored again).
     private func assertHealed(_ setup: Setup, label: String) async throws {
         let problems = Durability.ProblemLog()
-        let cache = try Durability.openCache(setup.directory, origin: Durability.UnreachableOrigin(), problems: problems)
+        let cache = try Durability.openCache(
+            setup.directory, origin: Durability.UnreachableOrigin(), problems: problems)
         do {
             try await Durability.verifyRead(cache, setup.url, 0..<length, expected: expected)
         } catch {
@@ -85,7 +88,9 @@ final class CorruptionTests: XCTestCase {
         let fileSize = Durability.size(setup.dataFile)
         // Three places in the middle of the data file, 200 bytes each, plus one at the very end.
         let places = [fileSize / 5, fileSize / 2, fileSize * 4 / 5, fileSize - 100]
-        for place in places { try Durability.flipBytes(of: setup.dataFile, at: place, count: place == fileSize - 100 ? 100 : 200) }
+        for place in places {
+            try Durability.flipBytes(of: setup.dataFile, at: place, count: place == fileSize - 100 ? 100 : 200)
+        }
 
         // Random access first: a small read inside the damaged middle block.
         let problems = Durability.ProblemLog()
@@ -99,11 +104,13 @@ final class CorruptionTests: XCTestCase {
             XCTFail("small read inside a damaged block: \(error)")
         }
         let forSmallRead = setup.origin.bodyBytesSent
-        let refetched = try await readEverything(setup, label: "after overwriting \(places.count) places", problems: problems)
+        let refetched =
+            try await readEverything(setup, label: "after overwriting \(places.count) places", problems: problems)
             + forSmallRead
         let reported = problems.corruptRanges
-        print("[corruption] overwrote \(places.count) places of a \(length)-byte entry (data file \(fileSize) bytes): "
-            + "origin sent \(refetched) bytes to repair; corruptData reported for \(reported)")
+        print(
+            "[corruption] overwrote \(places.count) places of a \(length)-byte entry (data file \(fileSize) bytes): "
+                + "origin sent \(refetched) bytes to repair; corruptData reported for \(reported)")
         XCTAssertGreaterThan(refetched, 0, "the damaged bytes must come from the origin again")
         XCTAssertLessThan(refetched, length / 4, "only the damaged blocks are fetched again, not the whole file")
         XCTAssertFalse(reported.isEmpty, "onProblem hears .corruptData: \(problems.all)")
@@ -130,8 +137,12 @@ final class CorruptionTests: XCTestCase {
             for place in [size / 3, size * 2 / 3] { try Durability.flipBytes(of: file, at: place, count: 8) }
         }
         let problems = Durability.ProblemLog()
-        let refetched = try await readEverything(setup, label: "damaged \(companions.map(\.lastPathComponent))", problems: problems)
-        print("[corruption] damaged checksum file(s) in 2 places: origin sent \(refetched) bytes; corruptData for \(problems.corruptRanges)")
+        let refetched = try await readEverything(
+            setup, label: "damaged \(companions.map(\.lastPathComponent))", problems: problems)
+        print(
+            "[corruption] damaged checksum file(s) in 2 places: origin sent \(refetched) bytes; corruptData for "
+                + "\(problems.corruptRanges)"
+        )
         XCTAssertGreaterThan(refetched, 0)
         XCTAssertLessThan(refetched, length / 4, "only the blocks whose checksums were damaged are fetched again")
         XCTAssertFalse(problems.corruptRanges.isEmpty, ".corruptData reported: \(problems.all)")
@@ -149,10 +160,15 @@ final class CorruptionTests: XCTestCase {
         try await Durability.verifyRead(cache, setup.url, 0..<200_000, expected: expected)
         // Across the damage: whatever arrives is right, and the read fails where the bytes cannot be trusted.
         let (data, error) = await collectUntilFailure(cache.read(setup.url, from: 0, length: length))
-        XCTAssertNil(Durability.mismatch(data, expected(0..<Int64(data.count))), "bytes served before the failure are correct")
-        XCTAssertNotNil(error, "with the origin down the damaged block cannot be served; the read must fail, not deliver it")
+        XCTAssertNil(
+            Durability.mismatch(data, expected(0..<Int64(data.count))), "bytes served before the failure are correct")
+        XCTAssertNotNil(
+            error, "with the origin down the damaged block cannot be served; the read must fail, not deliver it")
         XCTAssertLessThan(Int64(data.count), length)
-        print("[corruption] origin down: \(data.count) correct bytes delivered before \(error.map { "\($0)" } ?? "no error")")
+        print(
+            "[corruption] origin down: \(data.count) correct bytes delivered before "
+                + "\(error.map { "\($0)" } ?? "no error")"
+        )
         await cache.close()
     }
 
@@ -179,10 +195,13 @@ final class CorruptionTests: XCTestCase {
     func testGarbledIndexRecordsNeverServeWrongBytesAndTheCacheStillOpens() async throws {
         let variants: [(String, (Data) throws -> Data)] = [
             ("truncated", { $0.prefix($0.count / 2) }),
-            ("junk", { _ in
-                var random = SeededGenerator(seed: 99)
-                return Data((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) })
-            }),
+            (
+                "junk",
+                { _ in
+                    var random = SeededGenerator(seed: 99)
+                    return Data((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) })
+                }
+            ),
             ("empty", { _ in Data() }),
             ("JSON of the wrong shape", { _ in Data(#"{"format": 2, "ranges": "all"}"#.utf8) }),
             ("JSON array", { _ in Data("[1, 2, 3]".utf8) }),
@@ -192,7 +211,10 @@ final class CorruptionTests: XCTestCase {
             let original = try Data(contentsOf: setup.record)
             try garble(original).write(to: setup.record)
             let refetched = try await readEverything(setup, label: "index record \(name)")
-            print("[corruption] index record \(name): origin sent \(refetched) bytes (at worst the entry is lost: \(length))")
+            print(
+                "[corruption] index record \(name): origin sent \(refetched) bytes (at worst the entry is lost: "
+                    + "\(length))"
+            )
             XCTAssertLessThanOrEqual(refetched, length + 1024 * 1024, "index record \(name): at worst one full refetch")
             try await assertHealed(setup, label: "index record \(name)")
         }
@@ -205,9 +227,13 @@ final class CorruptionTests: XCTestCase {
         for (name, claim) in [("whole resource", [[0, length]]), ("beyond the end", [[0, length + 5_000_000]])] {
             let setup = try await filledCache([0..<1_000_000, 3_000_000..<length])
             let original = try Data(contentsOf: setup.record)
-            var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: original) as? [String: Any], "record is a JSON object")
+            var json = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: original) as? [String: Any], "record is a JSON object")
             guard json["ranges"] != nil else {
-                XCTFail("no 'ranges' in the record; update this test to the record format: \(String(decoding: original, as: UTF8.self))")
+                XCTFail(
+                    "no 'ranges' in the record; update this test to the record format: "
+                        + "\(String(decoding: original, as: UTF8.self))"
+                )
                 return
             }
             json["ranges"] = ["ranges": claim]
@@ -215,7 +241,10 @@ final class CorruptionTests: XCTestCase {
             let problems = Durability.ProblemLog()
             let refetched = try await readEverything(setup, label: "record claiming \(name)", problems: problems)
             let holeBytes = holes.reduce(Int64(0)) { $0 + $1.upperBound - $1.lowerBound }
-            print("[corruption] record claiming \(name) over a \(holeBytes)-byte hole: origin sent \(refetched) bytes; problems \(problems.all)")
+            print(
+                "[corruption] record claiming \(name) over a \(holeBytes)-byte hole: origin sent \(refetched) bytes; "
+                    + "problems \(problems.all)"
+            )
             XCTAssertGreaterThanOrEqual(refetched, holeBytes, "the never-written bytes come from the origin")
             XCTAssertLessThanOrEqual(refetched, length + 1024 * 1024)
             try await assertHealed(setup, label: "record claiming \(name)")

@@ -30,14 +30,18 @@ final class CrashTests: XCTestCase {
         let claims = cache.entry(for: url)?.cachedRanges ?? ByteRangeSet()
         for range in claims.ranges {
             do {
-                try await Durability.verifyRead(cache, url, range) { TestContent.generatedBytes(seed: target.seed, range: $0) }
+                try await Durability.verifyRead(cache, url, range) {
+                    TestContent.generatedBytes(seed: target.seed, range: $0)
+                }
             } catch {
                 XCTFail("\(label): the index claims \(range) but it cannot be served from disk alone: \(error)")
             }
         }
         XCTAssertTrue(
             problems.corruptRanges.isEmpty,
-            "\(label): claimed bytes failed their checksum after a kill (the index ran ahead of the data): \(problems.all)")
+            "\(label): claimed bytes failed their checksum after a kill (the index ran ahead of the data): "
+                + "\(problems.all)"
+        )
         await cache.close()
         return claims
     }
@@ -53,7 +57,9 @@ final class CrashTests: XCTestCase {
         origin.resetCounters()
         let cache = try Durability.openCache(copy)
         do {
-            try await Durability.verifyRead(cache, url, 0..<target.length) { TestContent.generatedBytes(seed: target.seed, range: $0) }
+            try await Durability.verifyRead(cache, url, 0..<target.length) {
+                TestContent.generatedBytes(seed: target.seed, range: $0)
+            }
         } catch {
             XCTFail("\(label): full read after the kill: \(error)")
         }
@@ -67,13 +73,21 @@ final class CrashTests: XCTestCase {
         defer { origin.stop() }
         let cacheDirectory = try Durability.scratch(self, "crash-get")
         let scratch = try Durability.scratch(self, "crash-get-scratch")
-        let targets = (0..<12).map { Target(path: "/crash-\($0).mp4", seed: UInt64(500 + $0), length: 32_000_000 + Int64($0) * 777) }
-        for target in targets { origin.serve(.generated(length: target.length, seed: target.seed), at: target.path, contentType: "video/mp4") }
+        let targets = (0..<12).map {
+            Target(path: "/crash-\($0).mp4", seed: UInt64(500 + $0), length: 32_000_000 + Int64($0) * 777)
+        }
+        for target in targets {
+            origin.serve(
+                .generated(length: target.length, seed: target.seed), at: target.path, contentType: "video/mp4")
+        }
 
         let iterations = 32
         var current = 0
         var previous = ByteRangeSet()
-        var killedWhileRunning = 0, keptProgress = 0, lostClaims = 0, savedTotal: Int64 = 0
+        var killedWhileRunning = 0
+        var keptProgress = 0
+        var lostClaims = 0
+        var savedTotal: Int64 = 0
         var refetchFigures: [Int64] = []
         let started = Date()
         for iteration in 0..<iterations {
@@ -83,7 +97,8 @@ final class CrashTests: XCTestCase {
             let delay = Double.random(in: iteration % 4 == 0 ? 0.005...0.15 : 0.15...1.1, using: &random)
             let label = "iteration \(iteration) (\(target.path), kill after \(Int(delay * 1000)) ms)"
             origin.behaviour.throttleBytesPerSecond = 8_000_000
-            let process = try Durability.startSpool(["get", url.absoluteString, "--cache", cacheDirectory.path], test: self)
+            let process = try Durability.startSpool(
+                ["get", url.absoluteString, "--cache", cacheDirectory.path], test: self)
             await Durability.pause(delay)
             if process.isRunning { killedWhileRunning += 1 }
             process.send(SIGKILL)
@@ -111,8 +126,12 @@ final class CrashTests: XCTestCase {
             XCTAssertLessThanOrEqual(
                 sent, target.length - claims.byteCount + 2 * 1024 * 1024,
                 "\(label): the full read fetched \(sent) bytes although \(claims.byteCount) were claimed as cached")
-            print("[crash] \(label): claims \(claims.byteCount) bytes in \(claims.ranges.count) range(s) (checked offline in "
-                + "\(String(format: "%.2f", checkTime)) s); full read of a copy fetched \(sent) (\(String(format: "%.2f", readTime)) s)")
+            print(
+                "[crash] \(label): claims \(claims.byteCount) bytes in \(claims.ranges.count) range(s) (checked "
+                    + "offline in "
+                    + "\(String(format: "%.2f", checkTime)) s); full read of a copy fetched \(sent) "
+                    + "(\(String(format: "%.2f", readTime)) s)"
+            )
 
             savedTotal += max(0, claims.byteCount - previous.byteCount)
             previous = claims
@@ -122,13 +141,17 @@ final class CrashTests: XCTestCase {
             }
         }
         let elapsed = Date().timeIntervalSince(started)
-        print("""
-            [crash] \(iterations) SIGKILLs of spool get in \(String(format: "%.1f", elapsed)) s: \(killedWhileRunning) while running, \
+        print(
+            """
+            [crash] \(iterations) SIGKILLs of spool get in \(String(format: "%.1f", elapsed)) s: \
+            \(killedWhileRunning) while running, \
             \(keptProgress) kept new bytes (\(savedTotal) bytes saved in all), \(lostClaims) lost earlier claims, \
-            resources used: \(current + 1); origin bytes per full read: min \(refetchFigures.min() ?? 0) max \(refetchFigures.max() ?? 0)
+            resources used: \(current + 1); origin bytes per full read: min \(refetchFigures.min() ?? 0) max \
+            \(refetchFigures.max() ?? 0)
             """)
         XCTAssertGreaterThanOrEqual(killedWhileRunning, 30, "at least 30 kills must land while spool get runs")
-        XCTAssertGreaterThan(keptProgress, iterations / 4, "cached bytes must survive kills (progress is kept) at least sometimes")
+        XCTAssertGreaterThan(
+            keptProgress, iterations / 4, "cached bytes must survive kills (progress is kept) at least sometimes")
     }
 
     // MARK: The moment between a block write and the index write
@@ -171,18 +194,23 @@ final class CrashTests: XCTestCase {
             }
             do {
                 // The premise: the later bytes were stored (into the edge block of the old claim).
-                let grown = try Durability.openCache(directory, origin: Durability.UnreachableOrigin()).entry(for: url)?.cachedRanges
+                let grown = try Durability.openCache(directory, origin: Durability.UnreachableOrigin()).entry(for: url)?
+                    .cachedRanges
                 XCTAssertEqual(grown, ByteRangeSet([claimed, later]), "\(label): the later read was cached")
             }
             try oldRecord.write(to: record)  // as if killed after the block write, before the index write
 
             let problems = Durability.ProblemLog()
-            let reopened = try Durability.openCache(directory, origin: Durability.UnreachableOrigin(), problems: problems)
+            let reopened = try Durability.openCache(
+                directory, origin: Durability.UnreachableOrigin(), problems: problems)
             XCTAssertEqual(reopened.entry(for: url)?.cachedRanges, ByteRangeSet([claimed]), label)
             do {
                 try await Durability.verifyRead(reopened, url, claimed, expected: expected)
             } catch {
-                XCTFail("\(label): bytes the record claims, synced before it was written, cannot be served from disk: \(error)")
+                XCTFail(
+                    "\(label): bytes the record claims, synced before it was written, cannot be served from disk: "
+                        + "\(error)"
+                )
             }
             XCTAssertEqual(problems.all, [], "\(label): nothing was damaged, so nothing is reported")
             await reopened.close()
@@ -205,7 +233,9 @@ final class CrashTests: XCTestCase {
     }
 
     private static func curl() throws -> URL {
-        guard let curl = ExternalCommand(named: "curl") else { throw ExternalCommand.Failure(description: "curl is not installed") }
+        guard let curl = ExternalCommand(named: "curl") else {
+            throw ExternalCommand.Failure(description: "curl is not installed")
+        }
         return curl.executable
     }
 
@@ -217,11 +247,16 @@ final class CrashTests: XCTestCase {
             Target(path: "/load-a.mp4", seed: 610, length: 24_000_017),
             Target(path: "/load-b.mp3", seed: 611, length: 12_500_003),
         ]
-        for target in targets { origin.serve(.generated(length: target.length, seed: target.seed), at: target.path, contentType: "video/mp4") }
+        for target in targets {
+            origin.serve(
+                .generated(length: target.length, seed: target.seed), at: target.path, contentType: "video/mp4")
+        }
         let cacheDirectory = try Durability.scratch(self, "crash-serve")
         let outputs = try Durability.scratch(self, "crash-serve-out")
         let curl = try Self.curl()
-        var partialResponses = 0, completeResponses = 0, deliveredBeforeKill: Int64 = 0
+        var partialResponses = 0
+        var completeResponses = 0
+        var deliveredBeforeKill: Int64 = 0
         let rounds = 6
         let started = Date()
 
@@ -232,12 +267,17 @@ final class CrashTests: XCTestCase {
             for client in 0..<6 {
                 let target = targets[Int.random(in: 0..<targets.count, using: &random)]
                 let start = client == 0 ? 0 : Int64.random(in: 0..<(target.length - 1), using: &random)
-                let end = client == 0 ? target.length : min(target.length, start + Int64.random(in: 100_000...8_000_000, using: &random))
+                let end =
+                    client == 0
+                    ? target.length : min(target.length, start + Int64.random(in: 100_000...8_000_000, using: &random))
                 let file = outputs.appendingPathComponent("r\(round)-c\(client)")
                 let proxied = try await proxyURL(origin.url(for: target.path), port: port)
-                let process = try BackgroundProcess(executable: curl, arguments: [
-                    "--silent", "--show-error", "--noproxy", "*", "-r", "\(start)-\(end - 1)", "-o", file.path, proxied.absoluteString,
-                ])
+                let process = try BackgroundProcess(
+                    executable: curl,
+                    arguments: [
+                        "--silent", "--show-error", "--noproxy", "*", "-r", "\(start)-\(end - 1)", "-o", file.path,
+                        proxied.absoluteString,
+                    ])
                 addTeardownBlock { process.stop() }
                 clients.append((process, target, start..<end, file))
             }
@@ -256,7 +296,8 @@ final class CrashTests: XCTestCase {
                 if received.count == range.count { completeResponses += 1 } else { partialResponses += 1 }
                 // Whatever reached a client before the kill is a prefix of the right bytes.
                 let expected = TestContent.generatedBytes(
-                    seed: target.seed, range: range.lowerBound..<(range.lowerBound + Int64(min(received.count, range.count))))
+                    seed: target.seed,
+                    range: range.lowerBound..<(range.lowerBound + Int64(min(received.count, range.count))))
                 XCTAssertNil(
                     Durability.mismatch(received.prefix(range.count), expected, at: range.lowerBound),
                     "round \(round): client of \(target.path) \(range) (curl status \(status.map(String.init) ?? "?"))")
@@ -264,7 +305,8 @@ final class CrashTests: XCTestCase {
                 try? FileManager.default.removeItem(at: file)
             }
             for target in targets {
-                _ = try await checkClaims(cacheDirectory, origin.url(for: target.path), target, label: "serve round \(round)")
+                _ = try await checkClaims(
+                    cacheDirectory, origin.url(for: target.path), target, label: "serve round \(round)")
             }
             print("[crash-serve] round \(round): serve killed after \(Int(delay * 1000)) ms")
         }
@@ -288,28 +330,40 @@ final class CrashTests: XCTestCase {
             }
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertNil(
-                Durability.mismatch(file: file, length: target.length) { TestContent.generatedBytes(seed: target.seed, range: $0) },
+                Durability.mismatch(file: file, length: target.length) {
+                    TestContent.generatedBytes(seed: target.seed, range: $0)
+                },
                 "after restart: all of \(target.path) through the proxy")
             // A few ranges as well.
             for _ in 0..<3 {
                 let start = Int64.random(in: 0..<(target.length - 1), using: &random)
                 let end = min(target.length, start + 1_000_000)
                 let ranged = try await Durability.offPool {
-                    try command.run(["--silent", "--show-error", "--noproxy", "*", "-r", "\(start)-\(end - 1)", proxied.absoluteString])
+                    try command.run([
+                        "--silent", "--show-error", "--noproxy", "*", "-r", "\(start)-\(end - 1)",
+                        proxied.absoluteString,
+                    ])
                 }
                 XCTAssertNil(
-                    Durability.mismatch(ranged.stdout, TestContent.generatedBytes(seed: target.seed, range: start..<end), at: start),
+                    Durability.mismatch(
+                        ranged.stdout, TestContent.generatedBytes(seed: target.seed, range: start..<end), at: start),
                     "after restart: range \(start)-\(end - 1) of \(target.path)")
             }
         }
         let total = targets.reduce(Int64(0)) { $0 + $1.length }
-        print("""
-            [crash-serve] \(rounds) SIGKILLs of serve under 6 curl clients each in \(String(format: "%.1f", Date().timeIntervalSince(started))) s: \
-            \(completeResponses) responses complete, \(partialResponses) cut off, \(deliveredBeforeKill) bytes delivered before kills; \
-            after restart \(claimed) of \(total) bytes were claimed, the origin sent \(origin.bodyBytesSent) for the final reads
+        print(
+            """
+            [crash-serve] \(rounds) SIGKILLs of serve under 6 curl clients each in \
+            \(String(format: "%.1f", Date().timeIntervalSince(started))) s: \
+            \(completeResponses) responses complete, \(partialResponses) cut off, \(deliveredBeforeKill) bytes \
+            delivered before kills; \
+            after restart \(claimed) of \(total) bytes were claimed, the origin sent \(origin.bodyBytesSent) for the \
+            final reads
             """)
         XCTAssertGreaterThan(claimed, 0, "bytes fetched before the kills stay cached")
-        XCTAssertLessThanOrEqual(origin.bodyBytesSent, total - claimed + 4 * 1024 * 1024, "the restarted proxy serves claimed bytes from the cache")
+        XCTAssertLessThanOrEqual(
+            origin.bodyBytesSent, total - claimed + 4 * 1024 * 1024,
+            "the restarted proxy serves claimed bytes from the cache")
         serve.stop()
     }
 }

@@ -56,7 +56,9 @@ final class EncryptionTests: XCTestCase {
             let name = file.path.replacingOccurrences(of: directory.path, with: "")
             if Durability.contains(data, Self.marker) { findings.append("marker in \(name)") }
             let leaked = windows.filter { Durability.contains(data, $0.1) }
-            if !leaked.isEmpty { findings.append("\(leaked.count) content windows in \(name) (e.g. offset \(leaked[0].0))") }
+            if !leaked.isEmpty {
+                findings.append("\(leaked.count) content windows in \(name) (e.g. offset \(leaked[0].0))")
+            }
             for key in keys where Durability.contains(data, key) { findings.append("the key itself in \(name)") }
         }
         return (findings, scanned)
@@ -100,8 +102,12 @@ final class EncryptionTests: XCTestCase {
             await cache.close()
         }
         let (findings, scanned) = scan(directory, keys: [keyA])
-        print("[encryption] scanned \(scanned) bytes in \(Durability.files(under: directory).count) files: \(findings.isEmpty ? "no plaintext" : "\(findings)")")
-        XCTAssertGreaterThanOrEqual(scanned, Int64(Self.length), "the cache holds the entry (else the scan proves nothing)")
+        print(
+            "[encryption] scanned \(scanned) bytes in \(Durability.files(under: directory).count) files: "
+                + "\(findings.isEmpty ? "no plaintext" : "\(findings)")"
+        )
+        XCTAssertGreaterThanOrEqual(
+            scanned, Int64(Self.length), "the cache holds the entry (else the scan proves nothing)")
         XCTAssertEqual(findings, [], "plaintext media bytes (or the key) on disk")
 
         origin.resetCounters()
@@ -154,8 +160,16 @@ final class EncryptionTests: XCTestCase {
         private let lock = NSLock()
         private var stored: SpoolCache?
         var cache: SpoolCache? {
-            get { lock.lock(); defer { lock.unlock() }; return stored }
-            set { lock.lock(); stored = newValue; lock.unlock() }
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return stored
+            }
+            set {
+                lock.lock()
+                stored = newValue
+                lock.unlock()
+            }
         }
     }
 
@@ -166,12 +180,14 @@ final class EncryptionTests: XCTestCase {
 
         let holder = CacheHolder()
         let problems = Durability.ProblemLog()
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(timeout: 10), encryptionKey: keyB, onProblem: { problem in
-                problems.record(problem)
-                // What an app may well do about an entry it cannot read: drop it, which takes the cache's lock.
-                if case .wrongKey = problem { holder.cache?.remove(url) }
-            }))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: HTTPOrigin(timeout: 10), encryptionKey: keyB,
+                onProblem: { problem in
+                    problems.record(problem)
+                    // What an app may well do about an entry it cannot read: drop it, which takes the cache's lock.
+                    if case .wrongKey = problem { holder.cache?.remove(url) }
+                }))
         holder.cache = cache
         // A deadlock never ends: the read runs apart, and the test waits for it a bounded time.
         let finished = expectation(description: "the read ends")
@@ -182,11 +198,15 @@ final class EncryptionTests: XCTestCase {
                 ended.cache = cache
                 finished.fulfill()
             }
-            try await Durability.verifyRead(cache, url, 0..<100_000) { content.subdata(in: Int($0.lowerBound)..<Int($0.upperBound)) }
+            try await Durability.verifyRead(cache, url, 0..<100_000) {
+                content.subdata(in: Int($0.lowerBound)..<Int($0.upperBound))
+            }
         }
         await fulfillment(of: [finished], timeout: 30)
         // Awaiting a deadlocked read, or closing its cache, would hang the test run instead of failing it.
-        guard ended.cache != nil else { return XCTFail("the read never ended: the handler's call into the cache deadlocked") }
+        guard ended.cache != nil else {
+            return XCTFail("the read never ended: the handler's call into the cache deadlocked")
+        }
         try await reading.value
         XCTAssertGreaterThanOrEqual(problems.wrongKeyCount, 1, ".wrongKey reported: \(problems.all)")
         await cache.close()
@@ -209,7 +229,10 @@ final class EncryptionTests: XCTestCase {
             }
             await plain.close()
         }
-        print("[encryption] no key on an encrypted cache: origin sent \(origin.bodyBytesSent) bytes; problems \(problems.all)")
+        print(
+            "[encryption] no key on an encrypted cache: origin sent \(origin.bodyBytesSent) bytes; problems "
+                + "\(problems.all)"
+        )
         XCTAssertGreaterThan(origin.bodyBytesSent, 0)
         XCTAssertGreaterThanOrEqual(problems.wrongKeyCount, 1, ".wrongKey reported: \(problems.all)")
     }
@@ -234,7 +257,8 @@ final class EncryptionTests: XCTestCase {
         XCTAssertGreaterThan(origin.bodyBytesSent, 0)
         XCTAssertGreaterThanOrEqual(problems.wrongKeyCount, 1, ".wrongKey reported: \(problems.all)")
         let findings = scan(directory, keys: [keyA]).findings
-        print("[encryption] plaintext cache opened with a key, 100 KB read: problems \(problems.all); scan: \(findings)")
+        print(
+            "[encryption] plaintext cache opened with a key, 100 KB read: problems \(problems.all); scan: \(findings)")
         XCTAssertEqual(findings, [], "the plaintext entry is dropped, not left on disk beside the encrypted bytes")
     }
 
@@ -258,7 +282,10 @@ final class EncryptionTests: XCTestCase {
             }
             await reopened.close()
         }
-        print("[encryption] 2 damaged places in the encrypted data file: origin sent \(origin.bodyBytesSent) bytes; problems \(problems.all)")
+        print(
+            "[encryption] 2 damaged places in the encrypted data file: origin sent \(origin.bodyBytesSent) bytes; "
+                + "problems \(problems.all)"
+        )
         XCTAssertGreaterThan(origin.bodyBytesSent, 0)
         XCTAssertLessThan(origin.bodyBytesSent, Int64(Self.length) / 4, "only the damaged blocks are fetched again")
         XCTAssertFalse(problems.corruptRanges.isEmpty, ".corruptData reported: \(problems.all)")
@@ -278,7 +305,8 @@ final class EncryptionTests: XCTestCase {
 
         func get(_ extra: [String]) async throws -> ExternalCommand.Output {
             try? FileManager.default.removeItem(at: output)
-            return try await Durability.spool(["get", url.absoluteString, "--cache", directory.path, "-o", output.path] + extra)
+            return try await Durability.spool(
+                ["get", url.absoluteString, "--cache", directory.path, "-o", output.path] + extra)
         }
         func outputIsExact() -> String? {
             Durability.mismatch((try? Data(contentsOf: output)) ?? Data(), Self.content)

@@ -2,6 +2,7 @@ import Foundation
 import Spool
 import SpoolTesting
 import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +21,8 @@ final class EvictionTests: XCTestCase {
 
     func testLeastRecentlyUsedEntriesGoFirstAsDataIsWritten() async throws {
         let limit: Int64 = 3_000_000
-        let fixture = try EvictionFixture(test: self, lengths: ["a": 1_000_000, "b": 1_000_000, "c": 1_000_000, "d": 1_000_000])
+        let fixture = try EvictionFixture(
+            test: self, lengths: ["a": 1_000_000, "b": 1_000_000, "c": 1_000_000, "d": 1_000_000])
         let cache = try fixture.makeCache(CacheLimits(maxBytes: limit))
         for (name, second) in [("a", 0.0), ("b", 10), ("c", 20)] {
             fixture.clock.set(second)
@@ -38,7 +40,8 @@ final class EvictionTests: XCTestCase {
         XCTAssertLessThanOrEqual(cache.totalBytes, limit, "right after the read that crossed the limit")
         XCTAssertEqual(fixture.cachedBytes("b", in: cache), 0, "b was the least recently used")
         for name in ["a", "c", "d"] {
-            XCTAssertEqual(fixture.cachedBytes(name, in: cache), fixture.length(name), "\(name) was used more recently than b")
+            XCTAssertEqual(
+                fixture.cachedBytes(name, in: cache), fixture.length(name), "\(name) was used more recently than b")
         }
         XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: limit), "on disk too")
 
@@ -68,7 +71,8 @@ final class EvictionTests: XCTestCase {
             XCTAssertNil(cache.entry(for: fixture.url("a")), "a was last used 3700 s ago, over the 3600 s limit")
             XCTAssertEqual(fixture.cachedBytes("b", in: cache), 200_000, "b was last used 1900 s ago")
             XCTAssertEqual(cache.entries().map(\.url), [fixture.url("b").absoluteString])
-            XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: 200_000), "a's bytes left the disk")
+            XCTAssertLessThanOrEqual(
+                fixture.allocatedDataBytes(), fixture.diskAllowance(for: 200_000), "a's bytes left the disk")
             await cache.close()
         }
         fixture.clock.set(1800 + 3700)
@@ -88,15 +92,19 @@ final class EvictionTests: XCTestCase {
             let cache = try fixture.makeCache(limits)
             fixture.clock.set(0)
             try await cache.pin(fixture.url("pinned"))
-            XCTAssertEqual(fixture.cachedBytes("pinned", in: cache), 3_000_000, "pin downloads everything, over the limit")
+            XCTAssertEqual(
+                fixture.cachedBytes("pinned", in: cache), 3_000_000, "pin downloads everything, over the limit")
             cache.enforceLimits()
             XCTAssertEqual(fixture.cachedBytes("pinned", in: cache), 3_000_000)
 
             fixture.clock.set(10)
             try await fixture.readWhole("x", from: cache)
             cache.enforceLimits()
-            XCTAssertEqual(fixture.cachedBytes("x", in: cache), 0, "x is the only entry that may go, and the cache is over the limit")
-            XCTAssertEqual(fixture.cachedBytes("pinned", in: cache), 3_000_000, "the pinned entry is older than x, yet stays")
+            XCTAssertEqual(
+                fixture.cachedBytes("x", in: cache), 0,
+                "x is the only entry that may go, and the cache is over the limit")
+            XCTAssertEqual(
+                fixture.cachedBytes("pinned", in: cache), 3_000_000, "the pinned entry is older than x, yet stays")
 
             fixture.clock.set(7200)
             cache.enforceLimits()
@@ -116,7 +124,8 @@ final class EvictionTests: XCTestCase {
 
     func testBytesAReaderIsAboutToReadAreNotEvicted() async throws {
         let limit: Int64 = 2_500_000
-        let fixture = try EvictionFixture(test: self, lengths: ["long": 1_500_000, "x": 800_000, "y": 800_000, "z": 800_000])
+        let fixture = try EvictionFixture(
+            test: self, lengths: ["long": 1_500_000, "x": 800_000, "y": 800_000, "z": 800_000])
         let cache = try fixture.makeCache(CacheLimits(maxBytes: limit))
         fixture.clock.set(0)
         try await fixture.readWhole("long", from: cache)
@@ -169,8 +178,11 @@ final class EvictionTests: XCTestCase {
             peak = max(peak, try await fixture.readWhole(name, from: cache))
         }
         let (long, longPeak) = try await longRead.value
-        XCTAssertTrue(long == TestContent.generatedBytes(seed: 99, range: 0..<1_000_000), "every byte of the long read is correct")
-        XCTAssertLessThanOrEqual(max(peak, longPeak), limit + 2 * slackPerReader, "two readers: at most a block over the limit each")
+        XCTAssertTrue(
+            long == TestContent.generatedBytes(seed: 99, range: 0..<1_000_000), "every byte of the long read is correct"
+        )
+        XCTAssertLessThanOrEqual(
+            max(peak, longPeak), limit + 2 * slackPerReader, "two readers: at most a block over the limit each")
         cache.enforceLimits()
         XCTAssertLessThanOrEqual(cache.totalBytes, limit)
         XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: limit))
@@ -195,7 +207,8 @@ final class EvictionTests: XCTestCase {
             diskPeak = max(diskPeak, fixture.allocatedDataBytes())
         }
         XCTAssertEqual(position, length, "the whole resource played")
-        XCTAssertLessThanOrEqual(peak, limit + slackPerReader, "one reader: at most one block over the limit while it plays")
+        XCTAssertLessThanOrEqual(
+            peak, limit + slackPerReader, "one reader: at most one block over the limit while it plays")
         XCTAssertLessThanOrEqual(diskPeak, fixture.diskAllowance(for: limit + slackPerReader), "on disk too")
         XCTAssertLessThanOrEqual(cache.totalBytes, limit)
         let kept = cache.cachedRanges(for: Resource(url: fixture.url("big")))
@@ -234,8 +247,9 @@ private struct EvictionFixture {
     /// A cache on the directory with `limits` and the fixture's clock (a new instance each call).
     func makeCache(_ limits: CacheLimits) throws -> SpoolCache {
         let clock = clock
-        return try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(timeout: 10), limits: limits, clock: { clock.now }))
+        return try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: HTTPOrigin(timeout: 10), limits: limits, clock: { clock.now }))
     }
 
     func url(_ name: String) -> URL { origin.url(for: "/\(name)") }
@@ -261,7 +275,9 @@ private struct EvictionFixture {
             position = range.upperBound
             peak = max(peak, cache.totalBytes)
         }
-        guard position == length(name) else { throw EvictionTestFailure("read \(position) of \(length(name)) bytes of \(name)") }
+        guard position == length(name) else {
+            throw EvictionTestFailure("read \(position) of \(length(name)) bytes of \(name)")
+        }
         return peak
     }
 

@@ -37,7 +37,9 @@ final class FullDiskTests: XCTestCase {
             claims = offline.entry(for: url)?.cachedRanges ?? ByteRangeSet()
             for range in claims.ranges {
                 do {
-                    try await Durability.verifyRead(offline, url, range) { TestContent.generatedBytes(seed: seed, range: $0) }
+                    try await Durability.verifyRead(offline, url, range) {
+                        TestContent.generatedBytes(seed: seed, range: $0)
+                    }
                 } catch {
                     XCTFail("\(label): the index claims \(range), which cannot be served from disk: \(error)")
                 }
@@ -47,7 +49,9 @@ final class FullDiskTests: XCTestCase {
         do {
             let online = try Durability.openCache(directory)
             do {
-                try await Durability.verifyRead(online, url, 0..<length) { TestContent.generatedBytes(seed: seed, range: $0) }
+                try await Durability.verifyRead(online, url, 0..<length) {
+                    TestContent.generatedBytes(seed: seed, range: $0)
+                }
             } catch {
                 XCTFail("\(label): full read afterwards: \(error)")
             }
@@ -68,7 +72,8 @@ final class FullDiskTests: XCTestCase {
         let cache = try Durability.scratch(self, "efbig")
 
         func limitedGet(_ extra: String = "") async throws -> ExternalCommand.Output {
-            try await Durability.bash("""
+            try await Durability.bash(
+                """
                 set -o pipefail
                 ( ulimit -f \(limitKiB); exec "$SPOOL" get \(Durability.quoted(url.absoluteString)) \
                 --cache \(Durability.quoted(cache.path)) -o - \(extra) ) | cat
@@ -79,13 +84,18 @@ final class FullDiskTests: XCTestCase {
         for attempt in 0..<2 {
             let label = "ulimit -f \(limitKiB), attempt \(attempt)"
             let result = try await limitedGet()
-            XCTAssertEqual(result.status, 0, "\(label): exit status (153 = killed by SIGXFSZ); stderr: \(result.stderr)")
-            XCTAssertNil(Durability.mismatch(result.stdout, TestContent.generatedBytes(seed: seed, range: 0..<length)), label)
+            XCTAssertEqual(
+                result.status, 0, "\(label): exit status (153 = killed by SIGXFSZ); stderr: \(result.stderr)")
+            XCTAssertNil(
+                Durability.mismatch(result.stdout, TestContent.generatedBytes(seed: seed, range: 0..<length)), label)
             XCTAssertEqual(
                 occurrences(of: Self.warning, in: result.stderr), 1,
                 "\(label): the storage problem is reported exactly once; stderr: \(result.stderr)")
             let claimed = try await assertConsistent(cache, url, length: length, seed: seed, label: label)
-            print("[full-disk] \(label): status \(result.status), \(result.stdout.count) bytes out, claimed afterwards \(claimed); stderr: \(result.stderr)")
+            print(
+                "[full-disk] \(label): status \(result.status), \(result.stdout.count) bytes out, claimed afterwards "
+                    + "\(claimed); stderr: \(result.stderr)"
+            )
             // The consistency check filled the cache (no limit there); start the second attempt empty again.
             let reset = try await Durability.spool(["rm", url.absoluteString, "--cache", cache.path])
             XCTAssertEqual(reset.status, 0, reset.stderr)
@@ -95,7 +105,9 @@ final class FullDiskTests: XCTestCase {
         let range: Range<Int64> = 3_000_000..<4_000_000
         let ranged = try await limitedGet("--range \(range.lowerBound)-\(range.upperBound - 1)")
         XCTAssertEqual(ranged.status, 0, "range beyond the limit: \(ranged.stderr)")
-        XCTAssertNil(Durability.mismatch(ranged.stdout, TestContent.generatedBytes(seed: seed, range: range), at: range.lowerBound))
+        XCTAssertNil(
+            Durability.mismatch(
+                ranged.stdout, TestContent.generatedBytes(seed: seed, range: range), at: range.lowerBound))
         XCTAssertEqual(occurrences(of: Self.warning, in: ranged.stderr), 1, "reported once: \(ranged.stderr)")
         try await assertConsistent(cache, url, length: length, seed: seed, label: "range beyond the limit")
     }
@@ -106,15 +118,19 @@ final class FullDiskTests: XCTestCase {
     /// mounting is not permitted.
     private func mountSmallFilesystem(size: String) async throws -> URL {
         let point = try Durability.scratch(self, "tmpfs")
-        let mount = try await Durability.bash("mount -t tmpfs -o size=\(size) tmpfs \(Durability.quoted(point.path)) 2>&1")
+        let mount = try await Durability.bash(
+            "mount -t tmpfs -o size=\(size) tmpfs \(Durability.quoted(point.path)) 2>&1")
         guard mount.status == 0 else {
-            let reason = "SKIPPED, NOT PASSED: cannot mount a tmpfs here (\(mount.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))); the real-ENOSPC check did not run"
+            let why = mount.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            let reason = "SKIPPED, NOT PASSED: cannot mount a tmpfs here (\(why)); the real-ENOSPC check did not run"
             print("[full-disk] \(reason)")
             throw XCTSkip(reason)
         }
         addTeardownBlock {
             let command = ExternalCommand(executable: URL(fileURLWithPath: "/bin/bash"))
-            _ = try? command.run(["-c", "umount \(Durability.quoted(point.path)) || umount -l \(Durability.quoted(point.path))"])
+            _ = try? command.run([
+                "-c", "umount \(Durability.quoted(point.path)) || umount -l \(Durability.quoted(point.path))",
+            ])
         }
         return point
     }
@@ -131,12 +147,16 @@ final class FullDiskTests: XCTestCase {
         let output = outputs.appendingPathComponent("out")
         let result = try await Durability.spool(["get", url.absoluteString, "--cache", cache.path, "-o", output.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertNil(Durability.mismatch(file: output, length: length) { TestContent.generatedBytes(seed: seed, range: $0) })
+        XCTAssertNil(
+            Durability.mismatch(file: output, length: length) { TestContent.generatedBytes(seed: seed, range: $0) })
         XCTAssertEqual(occurrences(of: Self.warning, in: result.stderr), 1, "reported once: \(result.stderr)")
 
         // Consistency: claims served offline, then a full read (whose writes fail again: reads go on).
         let claims = try await assertConsistent(cache, url, length: length, seed: seed, label: "ENOSPC")
-        print("[full-disk] tmpfs 2m: spool get status \(result.status); claims \(claims) of \(length) bytes; stderr: \(result.stderr)")
+        print(
+            "[full-disk] tmpfs 2m: spool get status \(result.status); claims \(claims) of \(length) bytes; stderr: "
+                + "\(result.stderr)"
+        )
         XCTAssertLessThan(claims, length, "a 2 MB filesystem cannot hold the 6 MB entry")
     }
 
@@ -162,32 +182,45 @@ final class FullDiskTests: XCTestCase {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for start in [0, 1_000_000, 2_000_000, 3_500_000] as [Int64] {
                     group.addTask {
-                        try await Durability.verifyRead(cache, url, start..<length) { TestContent.generatedBytes(seed: seed, range: $0) }
+                        try await Durability.verifyRead(cache, url, start..<length) {
+                            TestContent.generatedBytes(seed: seed, range: $0)
+                        }
                     }
                 }
                 try await group.waitForAll()
             }
             print("[full-disk] library on a full tmpfs: problems reported: \(problems.all)")
-            XCTAssertEqual(problems.storageFailureCount, 1, "one report for the whole failure, not one per chunk: \(problems.all)")
-            XCTAssertEqual(problems.all.count, problems.storageFailureCount, "nothing but the storage problem: \(problems.all)")
+            XCTAssertEqual(
+                problems.storageFailureCount, 1, "one report for the whole failure, not one per chunk: \(problems.all)")
+            XCTAssertEqual(
+                problems.all.count, problems.storageFailureCount, "nothing but the storage problem: \(problems.all)")
 
             // Space comes back: later reads are cached again.
             try FileManager.default.removeItem(at: filler)
-            try await Durability.verifyRead(cache, second, 0..<1_000_000) { TestContent.generatedBytes(seed: seed + 1, range: $0) }
+            try await Durability.verifyRead(cache, second, 0..<1_000_000) {
+                TestContent.generatedBytes(seed: seed + 1, range: $0)
+            }
             await cache.close()
         }
         let reopened = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
         let claimed = reopened.entry(for: second)?.cachedBytes ?? 0
         XCTAssertGreaterThanOrEqual(claimed, 1_000_000, "once space is back, bytes are cached again")
         // Everything the index claims, of both resources, is served from disk alone.
-        let claims = [(second, seed + 1, reopened.entry(for: second)?.cachedRanges ?? ByteRangeSet()),
-                      (url, seed, reopened.entry(for: url)?.cachedRanges ?? ByteRangeSet())]
+        let claims = [
+            (second, seed + 1, reopened.entry(for: second)?.cachedRanges ?? ByteRangeSet()),
+            (url, seed, reopened.entry(for: url)?.cachedRanges ?? ByteRangeSet()),
+        ]
         for (resource, resourceSeed, ranges) in claims {
             for range in ranges.ranges {
                 do {
-                    try await Durability.verifyRead(reopened, resource, range) { TestContent.generatedBytes(seed: resourceSeed, range: $0) }
+                    try await Durability.verifyRead(reopened, resource, range) {
+                        TestContent.generatedBytes(seed: resourceSeed, range: $0)
+                    }
                 } catch {
-                    XCTFail("\(resource.lastPathComponent): the index claims \(range), which cannot be served from disk: \(error)")
+                    XCTFail(
+                        "\(resource.lastPathComponent): the index claims \(range), which cannot be served from disk: "
+                            + "\(error)"
+                    )
                 }
             }
         }

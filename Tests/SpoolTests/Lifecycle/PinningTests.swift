@@ -51,9 +51,10 @@ final class PinningTests: XCTestCase {
         let other = origin.url(for: "/other.mp4")
         let clock = PinningClock(start)
         let limit: Int64 = 1_000_000
-        let cache = try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(timeout: 10),
-            limits: CacheLimits(maxBytes: limit, maxAge: 3600), clock: { clock.now }))
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: HTTPOrigin(timeout: 10),
+                limits: CacheLimits(maxBytes: limit, maxAge: 3600), clock: { clock.now }))
 
         try await cache.pin(pinned)
         XCTAssertEqual(cache.entry(for: pinned)?.cachedBytes, 2_000_000, "pinned whole although twice the limit")
@@ -108,9 +109,10 @@ final class PinningTests: XCTestCase {
         }
 
         let clock = PinningClock(Date().addingTimeInterval(30 * 86400))
-        let strict = try SpoolCache(configuration: SpoolConfiguration(
-            directory: fixture.directory, origin: HTTPOrigin(timeout: 10),
-            limits: CacheLimits(maxBytes: 1, maxAge: 1), clock: { clock.now }))
+        let strict = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: fixture.directory, origin: HTTPOrigin(timeout: 10),
+                limits: CacheLimits(maxBytes: 1, maxAge: 1), clock: { clock.now }))
         strict.enforceLimits()
         let entry = strict.entry(for: fixture.url)
         XCTAssertEqual(entry?.isPinned, true)

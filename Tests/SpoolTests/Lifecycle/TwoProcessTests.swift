@@ -17,8 +17,12 @@ final class TwoProcessTests: XCTestCase {
     }
 
     /// Starts `spool get` for `download` into `cache`, writing to `output`.
-    private func startGet(_ origin: TestOrigin, _ download: Download, cache: URL, output: URL) throws -> BackgroundProcess {
-        var arguments = ["get", origin.url(for: download.path).absoluteString, "--cache", cache.path, "-o", output.path]
+    private func startGet(_ origin: TestOrigin, _ download: Download, cache: URL, output: URL) throws
+        -> BackgroundProcess
+    {
+        var arguments = [
+            "get", origin.url(for: download.path).absoluteString, "--cache", cache.path, "-o", output.path,
+        ]
         if let range = download.range { arguments += ["--range", "\(range.lowerBound)-\(range.upperBound - 1)"] }
         return try Durability.startSpool(arguments, test: self)
     }
@@ -41,23 +45,34 @@ final class TwoProcessTests: XCTestCase {
         a.stop()
         b.stop()
         let warnings = (a.stderr + b.stderr).components(separatedBy: "\n").filter { $0.contains("warning") }
-        XCTAssertEqual(statusA, 0, "\(label): first get (nil: still running after 150 s); \(warnings.count) warnings; stderr: \(a.stderr.prefix(1500))")
+        XCTAssertEqual(
+            statusA, 0,
+            "\(label): first get (nil: still running after 150 s); \(warnings.count) warnings; stderr: "
+                + "\(a.stderr.prefix(1500))"
+        )
         XCTAssertEqual(statusB, 0, "\(label): second get; stderr: \(b.stderr.prefix(1500))")
         XCTAssertEqual(warnings, [], "\(label): two processes sharing a cache report no problem")
         for (download, output) in zip([first, second], outputs) {
             let range = download.range ?? 0..<download.length
             let problem = Durability.mismatch(file: output, length: Int64(range.count)) {
-                TestContent.generatedBytes(seed: download.seed, range: ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound))
+                TestContent.generatedBytes(
+                    seed: download.seed, range: ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound))
             }
             XCTAssertNil(problem, "\(label): output of \(download.path) \(range)")
         }
-        print("[two-process] \(label): exit \(statusA.map(String.init) ?? "none") and \(statusB.map(String.init) ?? "none") "
-            + "after \(String(format: "%.2f", elapsed)) s, origin sent \(origin.bodyBytesSent) bytes, \(warnings.count) warnings")
+        print(
+            "[two-process] \(label): exit \(statusA.map(String.init) ?? "none") and "
+                + "\(statusB.map(String.init) ?? "none") "
+                + "after \(String(format: "%.2f", elapsed)) s, origin sent \(origin.bodyBytesSent) bytes, "
+                + "\(warnings.count) warnings"
+        )
     }
 
     /// With the origin stopped: `spool get` of each resource from the cache, then a library read of every
     /// byte, both exact; and the index claims every byte.
-    private func verifyOffline(_ resources: [(url: URL, seed: UInt64, length: Int64)], cache: URL, label: String) async throws {
+    private func verifyOffline(_ resources: [(url: URL, seed: UInt64, length: Int64)], cache: URL, label: String)
+        async throws
+    {
         let scratch = try Durability.scratch(self, "two-offline")
         for (index, resource) in resources.enumerated() {
             let output = scratch.appendingPathComponent("offline-\(index)")
@@ -65,7 +80,9 @@ final class TwoProcessTests: XCTestCase {
                 ["get", resource.url.absoluteString, "--cache", cache.path, "-o", output.path], timeout: 60)
             XCTAssertEqual(result.status, 0, "\(label): offline get of \(resource.url.path): \(result.stderr)")
             XCTAssertNil(
-                Durability.mismatch(file: output, length: resource.length) { TestContent.generatedBytes(seed: resource.seed, range: $0) },
+                Durability.mismatch(file: output, length: resource.length) {
+                    TestContent.generatedBytes(seed: resource.seed, range: $0)
+                },
                 "\(label): offline get of \(resource.url.path)")
         }
         let problems = Durability.ProblemLog()
@@ -129,7 +146,8 @@ final class TwoProcessTests: XCTestCase {
     }
 
     /// The other interleaving: the second process starts reading where the filler has stored nothing yet,
-    /// so it fetches those bytes itself; it finishes after the filler has exited. The filler's complete record must survive. (Reproduced with the CLI too: two
+    /// so it fetches those bytes itself; it finishes after the filler has exited. The filler's complete record must
+    /// survive. (Reproduced with the CLI too: two
     /// `spool get` of one 40 MB file from nginx with `limit_rate 16m`, the second started 0.1-0.3 s later:
     /// both exit 0, the data file holds all 40 MB, the record claims only the first 1.4-10 MB.)
     func testAProcessReadingFromTheOriginWhileAnotherFillsDoesNotShrinkTheFillersClaims() async throws {
@@ -163,7 +181,8 @@ final class TwoProcessTests: XCTestCase {
         XCTAssertNil(Durability.mismatch(read, expected(readerStart..<length), at: readerStart), "the reader's bytes")
         await reader.close()
 
-        XCTAssertEqual(readerProblems.all.filter { if case .corruptData = $0 { true } else { false } }, [], "nothing was damaged")
+        XCTAssertEqual(
+            readerProblems.all.filter { if case .corruptData = $0 { true } else { false } }, [], "nothing was damaged")
         await assertFillersClaimsSurvive(directory, url, length, expected, "the other process finished")
     }
 
@@ -211,7 +230,10 @@ final class TwoProcessTests: XCTestCase {
             let label = "round \(round) (second start +\(delay) s)"
             if round == 2 {
                 let warm = try await Durability.spool(
-                    ["get", origin.url(for: "/big.mp4").absoluteString, "--cache", cache.path, "--range", "10000000-14999999"])
+                    [
+                        "get", origin.url(for: "/big.mp4").absoluteString, "--cache", cache.path, "--range",
+                        "10000000-14999999",
+                    ])
                 XCTAssertEqual(warm.status, 0, warm.stderr)
                 origin.resetCounters()
             }

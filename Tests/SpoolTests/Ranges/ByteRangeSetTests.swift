@@ -1,6 +1,7 @@
-import XCTest
-@testable import Spool
 import SpoolTesting
+import XCTest
+
+@testable import Spool
 
 final class ByteRangeSetTests: XCTestCase {
     func testInsertCoalescesOverlappingAndAdjacentRanges() {
@@ -101,7 +102,8 @@ final class ByteRangeSetTests: XCTestCase {
     private func assertInvariants(_ set: ByteRangeSet, file: StaticString = #filePath, line: UInt = #line) {
         for range in set.ranges { XCTAssertFalse(range.isEmpty, file: file, line: line) }
         for (a, b) in zip(set.ranges, set.ranges.dropFirst()) {
-            XCTAssertLessThan(a.upperBound, b.lowerBound, "ranges must be sorted, disjoint and not adjacent", file: file, line: line)
+            XCTAssertLessThan(
+                a.upperBound, b.lowerBound, "ranges must be sorted, disjoint and not adjacent", file: file, line: line)
         }
     }
 

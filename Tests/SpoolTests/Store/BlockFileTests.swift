@@ -1,7 +1,8 @@
 import Foundation
-@testable import Spool
 import SpoolTesting
 import XCTest
+
+@testable import Spool
 
 /// Checksums kept up incrementally while a block fills a chunk at a time equal the ones computed afresh from
 /// the block's bytes, whatever order the chunks come in; a new reader verifies every block.
@@ -10,7 +11,10 @@ final class BlockFileTests: XCTestCase {
     private let salt = Data(repeating: 7, count: 16)
 
     func testChunksInAnyOrderLeaveTheChecksumsAFreshComputationGives() throws {
-        for (name, codec) in [("plain", ChecksumCodec() as any BlockCodec), ("sealed", try SealedCodec(key: Data(repeating: 1, count: 32)))] {
+        for (name, codec) in [
+            ("plain", ChecksumCodec() as any BlockCodec),
+            ("sealed", try SealedCodec(key: Data(repeating: 1, count: 32))),
+        ] {
             for seed in 1...6 as ClosedRange<UInt64> {
                 try checkFill(codec: codec, seed: seed, label: "\(name), seed \(seed)")
             }
@@ -33,7 +37,8 @@ final class BlockFileTests: XCTestCase {
             position = end
         }
         for _ in 0..<(chunks.count / 3) {
-            chunks.swapAt(Int.random(in: 0..<chunks.count, using: &random), Int.random(in: 0..<chunks.count, using: &random))
+            chunks.swapAt(
+                Int.random(in: 0..<chunks.count, using: &random), Int.random(in: 0..<chunks.count, using: &random))
         }
 
         let file = BlockFile(
@@ -57,7 +62,9 @@ final class BlockFileTests: XCTestCase {
                 guard !segments.isEmpty, segments != [area] else { continue }
                 var plain = Data()
                 for part in segments { plain.append(content[Int(part.lowerBound)..<Int(part.upperBound)]) }
-                XCTAssertEqual(edges[block], codec.checksum(plain, block: block, salt: salt), "\(label): block \(block) after chunk \(index)")
+                XCTAssertEqual(
+                    edges[block], codec.checksum(plain, block: block, salt: salt),
+                    "\(label): block \(block) after chunk \(index)")
             }
         }
         XCTAssertEqual(present.ranges, [0..<length], label)
@@ -65,12 +72,15 @@ final class BlockFileTests: XCTestCase {
 
         // A reader that trusts nothing verifies each block against the sums file.
         var fresh = Set<Int64>()
-        let read = try file.read(0..<length, present: present, edges: edges, trusted: &fresh, length: length, salt: salt)
+        let read = try file.read(
+            0..<length, present: present, edges: edges, trusted: &fresh, length: length, salt: salt)
         XCTAssertEqual(read, content, label)
         XCTAssertEqual(fresh.count, Int(BlockLayout.blocks(in: 0..<length).count), label)
         // And a damaged byte is still caught.
         try file.data.write(Data([content[70_000] ^ 0xFF]), at: 70_000)
         var again = Set<Int64>()
-        XCTAssertThrowsError(try file.read(65_536..<70_001, present: present, edges: edges, trusted: &again, length: length, salt: salt), label)
+        XCTAssertThrowsError(
+            try file.read(65_536..<70_001, present: present, edges: edges, trusted: &again, length: length, salt: salt),
+            label)
     }
 }

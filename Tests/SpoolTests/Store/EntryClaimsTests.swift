@@ -1,6 +1,7 @@
 import Foundation
-@testable import Spool
 import XCTest
+
+@testable import Spool
 
 /// Joining two processes' claims on one entry never vouches for bytes that no checksum covers.
 final class EntryClaimsTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import Spool
 import SpoolTesting
 import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -82,7 +83,8 @@ enum Durability {
         }
         if let index = firstDifference {
             return "first wrong byte at offset \(base + Int64(index)) (got \(actual[actual.startIndex + index]), "
-                + "expected \(expected[expected.startIndex + index])); \(actual.count) bytes vs \(expected.count) expected"
+                + "expected \(expected[expected.startIndex + index])); \(actual.count) bytes vs \(expected.count) "
+                + "expected"
         }
         return "\(actual.count) bytes where \(expected.count) were expected (equal over the first \(common))"
     }
@@ -110,7 +112,8 @@ enum Durability {
     ) async throws {
         var position = range.lowerBound
         do {
-            for try await chunk in cache.read(url, from: range.lowerBound, length: range.upperBound - range.lowerBound) {
+            for try await chunk in cache.read(url, from: range.lowerBound, length: range.upperBound - range.lowerBound)
+            {
                 let end = position + Int64(chunk.count)
                 guard end <= range.upperBound else {
                     throw VerificationFailure("read of \(range) delivered bytes up to \(end)")
@@ -194,8 +197,9 @@ enum Durability {
     ) throws -> SpoolCache {
         var onProblem: (@Sendable (SpoolProblem) -> Void)?
         if let problems { onProblem = { problems.record($0) } }
-        return try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: origin, encryptionKey: key, onProblem: onProblem))
+        return try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: origin, encryptionKey: key, onProblem: onProblem))
     }
 }
 

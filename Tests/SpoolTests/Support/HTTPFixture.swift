@@ -11,7 +11,9 @@ struct HTTPFixture {
     let seed: UInt64
     let length: Int64
 
-    init(test: XCTestCase, length: Int64, seed: UInt64 = 7, path: String = "/media/file.mp3", type: String = "audio/mpeg") throws {
+    init(
+        test: XCTestCase, length: Int64, seed: UInt64 = 7, path: String = "/media/file.mp3", type: String = "audio/mpeg"
+    ) throws {
         origin = try TestOrigin()
         directory = try makeTemporaryDirectory()
         let origin = origin
@@ -28,8 +30,9 @@ struct HTTPFixture {
 
     /// A cache on the fixture's directory (a new instance each call, as after a restart).
     func makeCache(modifier: HTTPRequestModifier? = nil, policy: FetchPolicy = FetchPolicy()) throws -> SpoolCache {
-        try SpoolCache(configuration: SpoolConfiguration(
-            directory: directory, origin: HTTPOrigin(modifier: modifier, timeout: 10), fetchPolicy: policy))
+        try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: HTTPOrigin(modifier: modifier, timeout: 10), fetchPolicy: policy))
     }
 
     /// The source bytes of `range`.
@@ -52,5 +55,7 @@ func collectUntilFailure(_ stream: ByteStream) async -> (Data, (any Error)?) {
 /// Every regular file under `directory`, for scans of what the cache wrote.
 func filesUnder(_ directory: URL) -> [URL] {
     let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
-    return (enumerator?.allObjects as? [URL] ?? []).filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+    return (enumerator?.allObjects as? [URL] ?? []).filter {
+        (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+    }
 }

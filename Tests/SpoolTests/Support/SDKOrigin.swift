@@ -42,7 +42,9 @@ final class SDKOrigin: Origin, @unchecked Sendable {
     private func snapshot() throws -> (Data, ContentInfo) {
         try lock.withLock {
             if offline { throw SpoolError.network("offline") }
-            return (content, ContentInfo(length: Int64(content.count), mimeType: "audio/mpeg", entityTag: "\"v\(version)\""))
+            return (
+                content, ContentInfo(length: Int64(content.count), mimeType: "audio/mpeg", entityTag: "\"v\(version)\"")
+            )
         }
     }
 
@@ -56,11 +58,12 @@ final class SDKOrigin: Origin, @unchecked Sendable {
         let (data, info) = try snapshot()
         lock.withLock { stats.reads += 1 }
         // Like If-Range: a stale validator gets the whole current version.
-        let range: Range<Int64> = if let validator = request.validator, validator != info.entityTag {
-            0..<info.length
-        } else {
-            request.range.clamped(to: 0..<info.length)
-        }
+        let range: Range<Int64> =
+            if let validator = request.validator, validator != info.entityTag {
+                0..<info.length
+            } else {
+                request.range.clamped(to: 0..<info.length)
+            }
         let delay = chunkDelay
         let chunkSize = chunkSize
         let body = AsyncThrowingStream<Data, any Error> { continuation in
@@ -110,7 +113,8 @@ func collect(_ stream: ByteStream) async throws -> Data {
 
 /// A fresh temporary directory, removed by the caller.
 func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("spool-test-\(UUID().uuidString)", isDirectory: true)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "spool-test-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -84,7 +85,8 @@ public final class HTTPOrigin: Origin {
             guard let length = head.contentLength else {
                 throw SpoolError.invalidResponse("200 without Content-Length to a range request")
             }
-            return OriginReadResponse(offset: 0, info: head.contentInfo(length: length, acceptsRanges: false), body: body)
+            return OriginReadResponse(
+                offset: 0, info: head.contentInfo(length: length, acceptsRanges: false), body: body)
         case 416:
             await Self.drain(body)
             let length = head.contentRange?.total ?? -1
@@ -124,7 +126,8 @@ public final class HTTPOrigin: Origin {
         url: URL, method: String, range: Range<Int64>?, validator: String?
     ) async throws -> (head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>) {
         let remembered = finalURLs.withLock { $0[url] }
-        var request = URLRequest(url: remembered ?? url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var request = URLRequest(
+            url: remembered ?? url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = method
         // Media must arrive byte for byte: a compressed body would not match the ranges.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")

@@ -30,7 +30,9 @@ struct HTTPResponseHead: Sendable {
     }
 
     var contentLength: Int64? {
-        value("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        value("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap {
+            $0 >= 0 ? $0 : nil
+        }
     }
 
     var contentRange: ContentRange? {
@@ -91,7 +93,7 @@ struct ContentRange: Sendable, Hashable {
         }
         let bounds = rangeText.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]),
-              first >= 0, last >= first
+            first >= 0, last >= first
         else { return nil }
         if let total, last >= total { return nil }
         range = first..<(last + 1)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -50,7 +51,8 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
             guard let name = name as? String, let value = value as? String else { continue }
             fields[name] = value
         }
-        return HTTPTransportResponse(status: response.statusCode, url: response.url ?? url, headerFields: fields, body: body)
+        return HTTPTransportResponse(
+            status: response.statusCode, url: response.url ?? url, headerFields: fields, body: body)
     }
 
     /// Sends `request`; returns when the response head has arrived. The body stream cancels the task when

@@ -37,11 +37,13 @@ final class BenchRig {
         ]
         for (index, (file, length)) in generated.enumerated() {
             progress("writing \(file.rawValue) (\(ByteCountText.format(length)))")
-            try TestContent.writeGenerated(seed: UInt64(index + 1), length: length, to: root.appendingPathComponent(file.rawValue))
+            try TestContent.writeGenerated(
+                seed: UInt64(index + 1), length: length, to: root.appendingPathComponent(file.rawValue))
             sizes[file] = length
         }
         progress("encoding \(File.video.rawValue) (\(plan.videoSeconds) s) with ffmpeg")
-        try Self.encodeVideo(ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds, to: root.appendingPathComponent(File.video.rawValue))
+        try Self.encodeVideo(
+            ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds, to: root.appendingPathComponent(File.video.rawValue))
         sizes[.video] = Self.size(of: root.appendingPathComponent(File.video.rawValue))
         try Self.moveIndexToTheFront(
             ffmpeg: tools.ffmpeg, of: root.appendingPathComponent(File.video.rawValue),
@@ -76,7 +78,8 @@ final class BenchRig {
     func throughput(_ url: URL, expected: Int64) throws -> Double {
         let transfer = try RangeReader(port: url.port ?? 80).get(RangeReader.target(of: url), range: nil, limit: nil)
         guard transfer.status == 200, transfer.bodyBytes == expected else {
-            throw CommandFailure(message: "\(url.absoluteString): status \(transfer.status), \(transfer.bodyBytes) of \(expected) bytes")
+            throw CommandFailure(
+                message: "\(url.absoluteString): status \(transfer.status), \(transfer.bodyBytes) of \(expected) bytes")
         }
         return Double(expected) / transfer.total
     }
@@ -99,17 +102,23 @@ final class BenchRig {
     /// the tail and comes back: the pattern that stalls a proxy serving strictly in order.
     private static func encodeVideo(ffmpeg: ExternalCommand, seconds: Int, to file: URL) throws {
         let output = try ffmpeg.run(
-            ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "\(seconds)",
-             "-c:v", "mpeg4", "-q:v", "3", "-pix_fmt", "yuv420p", file.path],
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "\(seconds)",
+                "-c:v", "mpeg4", "-q:v", "3", "-pix_fmt", "yuv420p", file.path,
+            ],
             timeout: 300)
-        guard output.status == 0 else { throw CommandFailure(message: "ffmpeg could not encode the test video: \(output.stderr)") }
+        guard output.status == 0 else {
+            throw CommandFailure(message: "ffmpeg could not encode the test video: \(output.stderr)")
+        }
     }
 
     /// The same video with its index first (`-movflags +faststart`), as streaming services publish it.
     private static func moveIndexToTheFront(ffmpeg: ExternalCommand, of input: URL, to file: URL) throws {
         let output = try ffmpeg.run(
             ["-v", "error", "-y", "-i", input.path, "-c", "copy", "-movflags", "+faststart", file.path], timeout: 300)
-        guard output.status == 0 else { throw CommandFailure(message: "ffmpeg could not move the index: \(output.stderr)") }
+        guard output.status == 0 else {
+            throw CommandFailure(message: "ffmpeg could not move the index: \(output.stderr)")
+        }
     }
 
     private static func size(of file: URL) -> Int64 {

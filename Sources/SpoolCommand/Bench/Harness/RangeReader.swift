@@ -1,10 +1,11 @@
+import Foundation
+import SpoolTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import SpoolTesting
 
 /// A minimal blocking HTTP/1.1 client that reads the way a player does: it asks for a range (usually
 /// `bytes=N-`, to the end), takes the first `limit` bytes of the body and hangs up, leaving the rest
@@ -55,7 +56,9 @@ struct RangeReader: Sendable {
             guard body > 0 else { return }
             let now = Self.seconds(since: start)
             if firstBodyByte == nil { firstBodyByte = now }
-            for (index, mark) in marks.enumerated() where markTimes[index] == nil && body >= mark { markTimes[index] = now }
+            for (index, mark) in marks.enumerated() where markTimes[index] == nil && body >= mark {
+                markTimes[index] = now
+            }
         }
         var wanted = limit
         var lastReceive = 0.0
@@ -88,7 +91,8 @@ struct RangeReader: Sendable {
         guard headDone else { throw failure("the connection closed before a response head") }
         return Transfer(
             status: status, bodyBytes: wanted.map { min(body, $0) } ?? body, firstByte: firstByte ?? 0,
-            total: Self.seconds(since: start), firstBodyByte: firstBodyByte, markTimes: markTimes, longestGap: longestGap)
+            total: Self.seconds(since: start), firstBodyByte: firstBodyByte, markTimes: markTimes,
+            longestGap: longestGap)
     }
 
     /// The request target (path and query, as encoded) of `url`.

@@ -16,7 +16,8 @@ final class SpoolServer {
         cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-bench-serve-\(UUID().uuidString)", isDirectory: true)
         process = try BackgroundProcess(
-            executable: try Self.executable(), arguments: ["serve", "--port", "0", "--cache", cacheDirectory.path] + extra)
+            executable: try Self.executable(),
+            arguments: ["serve", "--port", "0", "--cache", cacheDirectory.path] + extra)
         let line = try process.firstLine(timeout: 30)
         guard let url = URL(string: line), let port = url.port else {
             throw CommandFailure(message: "spool serve printed '\(line)', not its URL; stderr: \(process.stderr)")

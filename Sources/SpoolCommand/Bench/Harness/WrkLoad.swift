@@ -22,16 +22,19 @@ struct WrkLoad: Sendable {
 
     /// Runs wrk against `url`, a file of `size` bytes, with ranges drawn from `seed`.
     func run(_ url: URL, size: Int64, seed: Int) throws -> Result {
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("spool-bench-\(UUID().uuidString).lua")
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spool-bench-\(UUID().uuidString).lua")
         defer { try? FileManager.default.removeItem(at: script) }
         try luaScript(url: url, size: size, seed: seed).write(to: script, atomically: true, encoding: .utf8)
         let threads = min(connections, max(1, ProcessInfo.processInfo.activeProcessorCount))
         let output = try command.run(
-            ["-t", "\(threads)", "-c", "\(connections)", "-d", "\(seconds)s", "--timeout", "5s", "-s", script.path,
-             url.absoluteString],
+            [
+                "-t", "\(threads)", "-c", "\(connections)", "-d", "\(seconds)s", "--timeout", "5s", "-s", script.path,
+                url.absoluteString,
+            ],
             timeout: TimeInterval(seconds + 60))
         guard output.status == 0,
-              let line = output.stdoutText.split(separator: "\n").first(where: { $0.hasPrefix("SPOOL-WRK ") })
+            let line = output.stdoutText.split(separator: "\n").first(where: { $0.hasPrefix("SPOOL-WRK ") })
         else {
             throw CommandFailure(message: "wrk failed (\(output.status)): \(output.stderr)\(output.stdoutText)")
         }
@@ -49,28 +52,28 @@ struct WrkLoad: Sendable {
     private func luaScript(url: URL, size: Int64, seed: Int) -> String {
         let target = RangeReader.target(of: url)
         return """
-        local size = \(size)
-        local shortest, longest = \(rangeLengths.lowerBound), \(rangeLengths.upperBound)
-        local target = "\(target)"
-        local counter = 0
-        function setup(thread)
-            counter = counter + 1
-            thread:set("id", counter)
-        end
-        function init(args)
-            math.randomseed(\(seed) * 1000 + id)
-        end
-        function request()
-            local length = shortest + math.floor(math.random() * (longest - shortest + 1))
-            local first = math.floor(math.random() * (size - length + 1))
-            return wrk.format("GET", target, { ["Range"] = "bytes=" .. first .. "-" .. (first + length - 1) })
-        end
-        function done(summary, latency, requests)
-            local e = summary.errors
-            io.write(string.format("SPOOL-WRK %d %d %d %d %d %d %d %d %d\\n", summary.duration, summary.requests,
-                summary.bytes, e.connect, e.read, e.write, e.status, e.timeout, latency:percentile(99)))
-        end
+            local size = \(size)
+            local shortest, longest = \(rangeLengths.lowerBound), \(rangeLengths.upperBound)
+            local target = "\(target)"
+            local counter = 0
+            function setup(thread)
+                counter = counter + 1
+                thread:set("id", counter)
+            end
+            function init(args)
+                math.randomseed(\(seed) * 1000 + id)
+            end
+            function request()
+                local length = shortest + math.floor(math.random() * (longest - shortest + 1))
+                local first = math.floor(math.random() * (size - length + 1))
+                return wrk.format("GET", target, { ["Range"] = "bytes=" .. first .. "-" .. (first + length - 1) })
+            end
+            function done(summary, latency, requests)
+                local e = summary.errors
+                io.write(string.format("SPOOL-WRK %d %d %d %d %d %d %d %d %d\\n", summary.duration, summary.requests,
+                    summary.bytes, e.connect, e.read, e.write, e.status, e.timeout, latency:percentile(99)))
+            end
 
-        """
+            """
     }
 }

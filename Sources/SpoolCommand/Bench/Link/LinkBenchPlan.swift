@@ -11,7 +11,9 @@ struct LinkBenchPlan: Sendable, Codable {
     /// Runs per figure; each run starts every proxy anew with an empty cache.
     var runs: Int
 
-    static let full = LinkBenchPlan(fileBytes: 20_000_000, seeks: 50, playedPerRequest: 128 * 1024...768 * 1024, runs: 3)
-    static let quick = LinkBenchPlan(fileBytes: 20_000_000, seeks: 20, playedPerRequest: 128 * 1024...768 * 1024, runs: 2)
+    static let full = LinkBenchPlan(
+        fileBytes: 20_000_000, seeks: 50, playedPerRequest: 128 * 1024...768 * 1024, runs: 3)
+    static let quick = LinkBenchPlan(
+        fileBytes: 20_000_000, seeks: 20, playedPerRequest: 128 * 1024...768 * 1024, runs: 2)
     static let tiny = LinkBenchPlan(fileBytes: 6_000_000, seeks: 4, playedPerRequest: 32 * 1024...96 * 1024, runs: 1)
 }

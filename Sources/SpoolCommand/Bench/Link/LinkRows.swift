@@ -56,16 +56,24 @@ struct LinkRows {
     }
 
     func finished(profile: LinkProfile, plan: LinkBenchPlan, fileBytes: Int64) -> [BenchRow] {
-        func row(_ id: String, _ title: String, _ unit: BenchUnit, higher: Bool = false, _ figures: Figures,
-                 goal: BenchGoal?) -> BenchRow {
-            var row = BenchRow(id: id, title: title, unit: unit, higherIsBetter: higher, spool: figures.spool,
-                               referenceName: "direct", reference: figures.direct, goal: goal)
-            if let slice = BenchRow.median(figures.slice) { row.notes.append("nginx slice proxy: \(unit.format(slice))") }
+        func row(
+            _ id: String, _ title: String, _ unit: BenchUnit, higher: Bool = false, _ figures: Figures,
+            goal: BenchGoal?
+        ) -> BenchRow {
+            var row = BenchRow(
+                id: id, title: title, unit: unit, higherIsBetter: higher, spool: figures.spool,
+                referenceName: "direct", reference: figures.direct, goal: goal)
+            if let slice = BenchRow.median(figures.slice) {
+                row.notes.append("nginx slice proxy: \(unit.format(slice))")
+            }
             return row
         }
-        func warm(_ id: String, _ title: String, _ unit: BenchUnit, _ spool: [Double], reference: [Double], goal: BenchGoal?) -> BenchRow {
-            BenchRow(id: id, title: title, unit: unit, higherIsBetter: false, spool: spool, referenceName: "direct (cold)",
-                     reference: reference, goal: goal)
+        func warm(
+            _ id: String, _ title: String, _ unit: BenchUnit, _ spool: [Double], reference: [Double], goal: BenchGoal?
+        ) -> BenchRow {
+            BenchRow(
+                id: id, title: title, unit: unit, higherIsBetter: false, spool: spool, referenceName: "direct (cold)",
+                reference: reference, goal: goal)
         }
         let file = ByteCountText.format(fileBytes)
         var rows = [
@@ -73,28 +81,42 @@ struct LinkRows {
             row("2a", "cold time to 1 MiB of bytes=0-", .seconds, mib1, goal: .ratio(atMost: 1.1)),
             row("2b", "cold time to 4 MiB of bytes=0-", .seconds, mib4, goal: .ratio(atMost: 1.1)),
             row("3", "cold seek: bytes=S- at 60 %, time to 1 MiB", .seconds, seek, goal: .ratio(atMost: 1.1)),
-            row("4a", "ffmpeg first decoded frame, MP4 moov first, cold", .seconds, frameFirst, goal: .ratio(atMost: 1.1)),
-            row("4b", "ffmpeg first decoded frame, MP4 moov at end, cold", .seconds, frameEnd, goal: .ratio(atMost: 1.1)),
-            row("5", "full read of \(file), cold", .bytesPerSecond, higher: true, throughput, goal: .ratio(atLeast: 0.95)),
-            row("6a", "\(plan.seeks)-seek player session: wall time, cold", .seconds, sessionWall, goal: .ratio(atMost: 1.15)),
+            row(
+                "4a", "ffmpeg first decoded frame, MP4 moov first, cold", .seconds, frameFirst,
+                goal: .ratio(atMost: 1.1)),
+            row(
+                "4b", "ffmpeg first decoded frame, MP4 moov at end, cold", .seconds, frameEnd, goal: .ratio(atMost: 1.1)
+            ),
+            row(
+                "5", "full read of \(file), cold", .bytesPerSecond, higher: true, throughput,
+                goal: .ratio(atLeast: 0.95)),
+            row(
+                "6a", "\(plan.seeks)-seek player session: wall time, cold", .seconds, sessionWall,
+                goal: .ratio(atMost: 1.15)),
             row("6b", "the same session: link bytes ÷ bytes played", .ratio, sessionTraffic, goal: .ratio(atMost: 0.5)),
-            BenchRow(id: "6c", title: "the session replayed: link bytes ÷ bytes played", unit: .ratio, higherIsBetter: false,
-                     spool: replayTraffic, goal: .value(atMost: 0)),
+            BenchRow(
+                id: "6c", title: "the session replayed: link bytes ÷ bytes played", unit: .ratio, higherIsBetter: false,
+                spool: replayTraffic, goal: .value(atMost: 0)),
             warm("7a", "warm first byte: bytes=0-", .seconds, warmFirst, reference: first.direct, goal: nil),
             warm("7b", "warm time to 1 MiB of bytes=0-", .seconds, warmMiB, reference: mib1.direct, goal: nil),
-            warm("7c", "ffmpeg first decoded frame, moov at end, warm", .seconds, warmFrame, reference: frameEnd.direct,
-                 goal: .ratio(atMost: 0.5)),
+            warm(
+                "7c", "ffmpeg first decoded frame, moov at end, warm", .seconds, warmFrame, reference: frameEnd.direct,
+                goal: .ratio(atMost: 0.5)),
         ]
-        var failed = BenchRow(id: "8", title: "measurements that failed (a read cut short, an error)", unit: .count,
-                              higherIsBetter: false, spool: [Double(failures[.spool] ?? 0)], referenceName: "direct",
-                              reference: [Double(failures[.direct] ?? 0)], goal: .value(atMost: 0))
+        var failed = BenchRow(
+            id: "8", title: "measurements that failed (a read cut short, an error)", unit: .count,
+            higherIsBetter: false, spool: [Double(failures[.spool] ?? 0)], referenceName: "direct",
+            reference: [Double(failures[.direct] ?? 0)], goal: .value(atMost: 0))
         failed.notes += failureTexts.prefix(5)
         rows.append(failed)
-        rows[7].notes.append("each read `bytes=N-` cut after \(plan.playedPerRequest.lowerBound / 1024)–"
-            + "\(plan.playedPerRequest.upperBound / 1024) KiB, a new connection each for the direct client")
-        rows[8].notes.append("bytes that entered the link from the origin, in flight included; the link accepted "
-            + String(format: "%.0f", BenchRow.median(connections) ?? 0) + " connections per run, all three clients together "
-            + "(the direct client opens one per request)")
+        rows[7].notes.append(
+            "each read `bytes=N-` cut after \(plan.playedPerRequest.lowerBound / 1024)–"
+                + "\(plan.playedPerRequest.upperBound / 1024) KiB, a new connection each for the direct client")
+        rows[8].notes.append(
+            "bytes that entered the link from the origin, in flight included; the link accepted "
+                + String(format: "%.0f", BenchRow.median(connections) ?? 0)
+                + " connections per run, all three clients together "
+                + "(the direct client opens one per request)")
         return rows
     }
 }

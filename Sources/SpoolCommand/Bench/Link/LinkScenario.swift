@@ -36,10 +36,12 @@ struct LinkScenario {
 
     /// Runs `body`; over a link with faults a failure is counted (a client without retries fails when its
     /// connection is reset) rather than ending the benchmark.
-    private func tolerated(_ way: LinkClients.Way, _ rows: inout LinkRows, _ body: (inout LinkRows) throws -> Void) throws {
+    private func tolerated(_ way: LinkClients.Way, _ rows: inout LinkRows, _ body: (inout LinkRows) throws -> Void)
+        throws
+    {
         do {
             try body(&rows)
-        } catch where profile.faults != nil {
+        } catch  where profile.faults != nil {
             rows.failed(way, error)
         }
     }
@@ -60,8 +62,9 @@ struct LinkScenario {
         rows.record(way, seek: seek.markTimes[0])
 
         if way != .slice {
-            rows.record(way, frameFirst: try firstFrame(try clients.url(way, .videoFaststart, query: "cold-\(run)")),
-                        frameEnd: try firstFrame(try clients.url(way, .video, query: "cold-\(run)")))
+            rows.record(
+                way, frameFirst: try firstFrame(try clients.url(way, .videoFaststart, query: "cold-\(run)")),
+                frameEnd: try firstFrame(try clients.url(way, .video, query: "cold-\(run)")))
         }
         let whole = try reader.get(try clients.target(way, .link, query: "whole-\(run)"), range: nil, limit: nil)
         guard whole.status == 200, whole.bodyBytes == rig.size(.link) else {
@@ -71,7 +74,8 @@ struct LinkScenario {
     }
 
     private func session(_ clients: LinkClients, _ way: LinkClients.Way, run: Int, into rows: inout LinkRows) throws {
-        let session = SeekSession(size: rig.size(.link), seeks: plan.seeks, played: plan.playedPerRequest, seed: UInt64(run + 1))
+        let session = SeekSession(
+            size: rig.size(.link), seeks: plan.seeks, played: plan.playedPerRequest, seed: UInt64(run + 1))
         let target = try clients.target(way, .link, query: "session-\(run)")
         let before = clients.linkBytes()
         let began = DispatchTime.now().uptimeNanoseconds

@@ -24,19 +24,23 @@ struct BenchReport: Sendable {
         lines.append("")
         let header = ["#", "measure", "better", "Spool", "reference", "Spool ÷ ref", "goal", "met"]
         let cells = rows.map { row -> [String] in
-            let reference = row.referenceName.map { name in
-                "\(name) " + (row.referenceMedian.map(row.unit.format) ?? "n/a")
-            } ?? "—"
+            let reference =
+                row.referenceName.map { name in
+                    "\(name) " + (row.referenceMedian.map(row.unit.format) ?? "n/a")
+                } ?? "—"
             let met = row.goalMet.map { $0 ? "yes" : "**no**" } ?? ""
-            return [row.id, row.title, row.higherIsBetter ? "higher" : "lower",
-                    row.spoolMedian.map(row.unit.format) ?? "n/a", reference,
-                    row.ratio.map { String(format: "%.2f", $0) } ?? "—", row.goalText, met]
+            return [
+                row.id, row.title, row.higherIsBetter ? "higher" : "lower",
+                row.spoolMedian.map(row.unit.format) ?? "n/a", reference,
+                row.ratio.map { String(format: "%.2f", $0) } ?? "—", row.goalText, met,
+            ]
         }
         let widths = header.indices.map { column in
             ([header] + cells).map { $0[column].count }.max() ?? 0
         }
         func line(_ fields: [String]) -> String {
-            "| " + fields.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            "| "
+                + fields.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
                 .joined(separator: " | ") + " |"
         }
         lines.append(line(header))
@@ -46,8 +50,9 @@ struct BenchReport: Sendable {
         if !notes.isEmpty { lines += [""] + notes }
         if let worst = worstRatio, let ratio = worst.ratio {
             lines.append("")
-            lines.append("worst ratio: \(worst.id) \(worst.title): \(String(format: "%.2f", ratio)) "
-                + "(\(worst.higherIsBetter ? "higher" : "lower") is better)")
+            lines.append(
+                "worst ratio: \(worst.id) \(worst.title): \(String(format: "%.2f", ratio)) "
+                    + "(\(worst.higherIsBetter ? "higher" : "lower") is better)")
         }
         lines.append(String(format: "took %.0f s", seconds))
         return lines.joined(separator: "\n")
@@ -93,9 +98,12 @@ struct BenchReport: Sendable {
             command: "spool bench run" + (plan.mode == "full" ? "" : " --\(plan.mode)"), mode: plan.mode,
             build: build, cores: cores, started: started, seconds: seconds, plan: plan, conditions: conditions,
             rows: rows.map { row in
-                Row(id: row.id, title: row.title, unit: row.unit.rawValue, higherIsBetter: row.higherIsBetter,
+                Row(
+                    id: row.id, title: row.title, unit: row.unit.rawValue, higherIsBetter: row.higherIsBetter,
                     spool: Side(name: "spool", median: row.spoolMedian, runs: row.spool),
-                    reference: row.referenceName.map { Side(name: $0, median: row.referenceMedian, runs: row.reference) },
+                    reference: row.referenceName.map {
+                        Side(name: $0, median: row.referenceMedian, runs: row.reference)
+                    },
                     ratio: row.ratio, ratioMeaning: row.referenceName.map { "spool ÷ \($0)" },
                     goal: row.goal == nil ? nil : row.goalText, goalMet: row.goalMet, notes: row.notes)
             },

@@ -47,7 +47,8 @@ struct BenchRow: Sendable {
     /// The goal as text: "≥ 0.80 × ref", "≤ 64 MiB".
     var goalText: String {
         guard let goal else { return "" }
-        let bound = goal.subject == .ratio ? String(format: "%.2f", goal.bound) + " × ref" : unit.formatBound(goal.bound)
+        let bound =
+            goal.subject == .ratio ? String(format: "%.2f", goal.bound) + " × ref" : unit.formatBound(goal.bound)
         return (goal.atLeast ? "≥ " : "≤ ") + bound
     }
 }

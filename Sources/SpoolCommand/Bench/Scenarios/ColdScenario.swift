@@ -30,12 +30,18 @@ struct ColdScenario {
             defer { proxy.stop() }
 
             // A new query string per sample is a new entry in both caches; nginx direct ignores it.
-            var spoolSamples: [Double] = [], sliceSamples: [Double] = [], directSamples: [Double] = []
+            var spoolSamples: [Double] = []
+            var sliceSamples: [Double] = []
+            var directSamples: [Double] = []
             for sample in 0..<rig.plan.firstByteSamples {
                 let url = rig.originURL(.firstByte, query: "cold=\(run)-\(sample)")
-                spoolSamples.append(try rig.curl.get(try server.url(for: url), range: "0-65535", expectedBytes: 65536).firstByte)
-                sliceSamples.append(try rig.curl.get(proxy.url(for: Self.target(url)), range: "0-65535", expectedBytes: 65536).firstByte)
-                directSamples.append(try rig.curl.get(rig.directURL(.firstByte), range: "0-65535", expectedBytes: 65536).firstByte)
+                spoolSamples.append(
+                    try rig.curl.get(try server.url(for: url), range: "0-65535", expectedBytes: 65536).firstByte)
+                sliceSamples.append(
+                    try rig.curl.get(proxy.url(for: Self.target(url)), range: "0-65535", expectedBytes: 65536).firstByte
+                )
+                directSamples.append(
+                    try rig.curl.get(rig.directURL(.firstByte), range: "0-65535", expectedBytes: 65536).firstByte)
             }
             firstByteDirect.spool.append(BenchRow.median(spoolSamples) ?? 0)
             firstByteDirect.reference.append(BenchRow.median(directSamples) ?? 0)
@@ -53,8 +59,10 @@ struct ColdScenario {
             slice.spool.append(viaSpool)
             slice.reference.append(viaSlice)
         }
-        direct.notes.append(String(format: "origin bytes ÷ file size for Spool's cold read: %.3f (median)",
-                                   BenchRow.median(originRatios) ?? 0))
+        direct.notes.append(
+            String(
+                format: "origin bytes ÷ file size for Spool's cold read: %.3f (median)",
+                BenchRow.median(originRatios) ?? 0))
         return [direct, slice, firstByteDirect, firstByteSlice]
     }
 

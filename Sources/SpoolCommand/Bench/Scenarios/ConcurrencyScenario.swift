@@ -25,7 +25,8 @@ struct ConcurrencyScenario {
             progress("wrk, run \(run + 1) of \(plan.runs) (\(plan.wrkSeconds) s each)")
             let order = run % 2 == 0 ? [true, false] : [false, true]
             for viaSpool in order {
-                let result = try load.run(viaSpool ? proxied : rig.directURL(.throughput), size: rig.size(.throughput), seed: run + 1)
+                let result = try load.run(
+                    viaSpool ? proxied : rig.directURL(.throughput), size: rig.size(.throughput), seed: run + 1)
                 if viaSpool {
                     rate.spool.append(result.requestsPerSecond)
                     errors.spool.append(Double(result.errors))
@@ -38,8 +39,10 @@ struct ConcurrencyScenario {
                 }
             }
         }
-        rate.notes.append(String(format: "through Spool: %.0f MB/s of bodies (median); wrk and the server share the cores",
-                                 (BenchRow.median(throughput) ?? 0) / 1e6))
+        rate.notes.append(
+            String(
+                format: "through Spool: %.0f MB/s of bodies (median); wrk and the server share the cores",
+                (BenchRow.median(throughput) ?? 0) / 1e6))
         return [rate, errors, latency]
     }
 }

@@ -1,10 +1,11 @@
+import Foundation
+import Spool
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import Spool
 
 /// Scenario 4: a cached file read through the library API (`SpoolCache.read`, in this process) against a
 /// plain `pread` loop over the cache's own data file, with the engine's chunk size: what the engine's
@@ -15,7 +16,8 @@ struct EngineReadScenario {
     func run(progress: (String) -> Void) async throws -> BenchRow {
         let size = rig.size(.throughput)
         var row = BenchRow(
-            id: "4", title: "engine: SpoolCache.read of a cached \(ByteCountText.format(size)) file", unit: .bytesPerSecond,
+            id: "4", title: "engine: SpoolCache.read of a cached \(ByteCountText.format(size)) file",
+            unit: .bytesPerSecond,
             higherIsBetter: true, referenceName: "pread loop, same file", goal: .ratio(atLeast: 0.5))
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-bench-engine-\(UUID().uuidString)", isDirectory: true)
@@ -23,10 +25,13 @@ struct EngineReadScenario {
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
         let url = rig.originURL(.throughput, query: "engine")
         progress("engine read: caching \(ByteCountText.format(size)) through the library")
-        guard try await cache.prefetch(Resource(url: url)) == size, cache.cachedRanges(for: Resource(url: url)).byteCount == size else {
+        guard try await cache.prefetch(Resource(url: url)) == size,
+            cache.cachedRanges(for: Resource(url: url)).byteCount == size
+        else {
             throw CommandFailure(message: "engine read: the file was not cached whole")
         }
-        let dataFile = directory.appendingPathComponent("data").appendingPathComponent(cache.key(for: Resource(url: url)))
+        let dataFile = directory.appendingPathComponent("data").appendingPathComponent(
+            cache.key(for: Resource(url: url)))
         let chunk = cache.configuration.fetchPolicy.readChunkSize
         for run in 0..<rig.plan.runs {
             progress("engine read, run \(run + 1) of \(rig.plan.runs)")
@@ -35,7 +40,9 @@ struct EngineReadScenario {
                 for try await data in cache.read(url) { count += Int64(data.count) }
                 return count
             }
-            let (preadBytes, preadSeconds) = try await Self.timed { try Self.preadLoop(dataFile, chunk: chunk, length: size) }
+            let (preadBytes, preadSeconds) = try await Self.timed {
+                try Self.preadLoop(dataFile, chunk: chunk, length: size)
+            }
             guard engineBytes == size, preadBytes == size else {
                 throw CommandFailure(message: "engine read: read \(engineBytes) and \(preadBytes) bytes of \(size)")
             }

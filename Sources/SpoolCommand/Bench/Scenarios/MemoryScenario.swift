@@ -32,9 +32,11 @@ struct MemoryScenario {
             try streamAtOnce(clients: clients, server: shared, size: size)
             many.spool.append(Double(try peak(of: shared)))
         }
-        one.notes.append(String(format: "spool serve right after start: %.1f MiB", (BenchRow.median(idle) ?? 0) / 1_048_576))
-        many.notes.append("client i reads `bytes=i×\(ByteCountText.format(size / Int64(clients)))-` and hangs up "
-            + "after that many bytes: together they read the file once, \(clients) origin requests at a time")
+        one.notes.append(
+            String(format: "spool serve right after start: %.1f MiB", (BenchRow.median(idle) ?? 0) / 1_048_576))
+        many.notes.append(
+            "client i reads `bytes=i×\(ByteCountText.format(size / Int64(clients)))-` and hangs up "
+                + "after that many bytes: together they read the file once, \(clients) origin requests at a time")
         return [one, many]
     }
 
@@ -59,7 +61,9 @@ struct MemoryScenario {
                 do {
                     let transfer = try reader.get(target, range: "bytes=\(Int64(client) * share)-", limit: share)
                     if transfer.status != 206 || transfer.bodyBytes != share {
-                        failures.withLock { $0.append("client \(client): status \(transfer.status), \(transfer.bodyBytes) bytes") }
+                        failures.withLock {
+                            $0.append("client \(client): status \(transfer.status), \(transfer.bodyBytes) bytes")
+                        }
                     }
                 } catch {
                     failures.withLock { $0.append("client \(client): \(error)") }
@@ -68,7 +72,8 @@ struct MemoryScenario {
         }
         group.wait()
         if let failure = failures.withLock({ $0.first }) {
-            throw CommandFailure(message: "memory: \(failures.withLock { $0.count }) of \(clients) clients failed; \(failure)")
+            throw CommandFailure(
+                message: "memory: \(failures.withLock { $0.count }) of \(clients) clients failed; \(failure)")
         }
     }
 }

@@ -17,7 +17,8 @@ struct OriginTrafficScenario {
             higherIsBetter: false, referenceName: "nginx slice proxy", goal: .value(atMost: 0))
         var played: [Double] = []
         for run in 0..<plan.runs {
-            progress("player session (\(plan.seeks) seeks), run \(run + 1) of \(plan.runs) (fresh proxies, empty caches)")
+            progress(
+                "player session (\(plan.seeks) seeks), run \(run + 1) of \(plan.runs) (fresh proxies, empty caches)")
             let session = SeekSession(
                 size: rig.size(.session), seeks: plan.seeks, played: plan.playedPerRequest, seed: UInt64(run + 1))
             let server = try SpoolServer()
@@ -36,14 +37,17 @@ struct OriginTrafficScenario {
             played.append(Double(unique))
         }
         let reads = plan.playedPerRequest
-        first.notes.append("each request is `bytes=N-` cut after \(reads.lowerBound / 1024)–\(reads.upperBound / 1024) KiB; "
-            + String(format: "%.1f MiB played", (BenchRow.median(played) ?? 0) / 1_048_576)
-            + " of a \(ByteCountText.format(rig.size(.session))) file; origin bytes from the origin's access log")
+        first.notes.append(
+            "each request is `bytes=N-` cut after \(reads.lowerBound / 1024)–\(reads.upperBound / 1024) KiB; "
+                + String(format: "%.1f MiB played", (BenchRow.median(played) ?? 0) / 1_048_576)
+                + " of a \(ByteCountText.format(rig.size(.session))) file; origin bytes from the origin's access log")
         return [first, replay]
     }
 
     /// Plays `session` twice through the proxy at `reader`; the origin bytes of each play ÷ the bytes played.
-    private func measure(_ session: SeekSession, _ reader: RangeReader, _ target: String) throws -> (Double, Double, Int64) {
+    private func measure(_ session: SeekSession, _ reader: RangeReader, _ target: String) throws -> (
+        Double, Double, Int64
+    ) {
         let start = try rig.originBytes(.session, quiet: 0.3)
         let unique = try session.play(reader, target: target)
         let afterFirst = try rig.originBytes(.session, quiet: 0.3)

@@ -28,14 +28,16 @@ struct SeekSession: Sendable {
     func play(_ reader: RangeReader, target: String) throws -> Int64 {
         let probe = try reader.get(target, range: "bytes=0-1", limit: nil)
         guard probe.status == 206, probe.bodyBytes == 2 else {
-            throw CommandFailure(message: "player session: the probe got status \(probe.status), \(probe.bodyBytes) bytes")
+            throw CommandFailure(
+                message: "player session: the probe got status \(probe.status), \(probe.bodyBytes) bytes")
         }
         var received: [Range<Int64>] = [0..<2]
         for read in reads {
             let transfer = try reader.get(target, range: "bytes=\(read.offset)-", limit: read.played)
             guard transfer.status == 206, transfer.bodyBytes == read.played else {
-                throw CommandFailure(message: "player session: bytes=\(read.offset)- got status \(transfer.status), "
-                    + "\(transfer.bodyBytes) of \(read.played) bytes")
+                throw CommandFailure(
+                    message: "player session: bytes=\(read.offset)- got status \(transfer.status), "
+                        + "\(transfer.bodyBytes) of \(read.played) bytes")
             }
             received.append(read.offset..<read.offset + transfer.bodyBytes)
         }

@@ -24,7 +24,9 @@ struct VideoScenario {
 
     private func remux(_ url: URL) throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
-        let output = try rig.tools.ffmpeg.run(["-v", "error", "-nostdin", "-i", url.absoluteString, "-map", "0", "-c", "copy", "-f", "null", "-"], timeout: 300)
+        let output = try rig.tools.ffmpeg.run(
+            ["-v", "error", "-nostdin", "-i", url.absoluteString, "-map", "0", "-c", "copy", "-f", "null", "-"],
+            timeout: 300)
         guard output.status == 0 else {
             throw CommandFailure(message: "ffmpeg could not read \(url.absoluteString): \(output.stderr)")
         }

@@ -35,7 +35,9 @@ struct WarmScenario {
             firstByte.reference.append(try medianFirstByte(rig.directURL(.firstByte)))
         }
         let fetched = try rig.originBytes(.throughput, quiet: 0.2) + rig.originBytes(.firstByte, quiet: 0.2) - before
-        let check = "origin bytes during the warm runs: \(fetched)" + (fetched == 0 ? " (all from the cache)" : " (NOT fully cached)")
+        let check =
+            "origin bytes during the warm runs: \(fetched)"
+            + (fetched == 0 ? " (all from the cache)" : " (NOT fully cached)")
         throughput.notes.append(check)
         return [throughput, firstByte]
     }

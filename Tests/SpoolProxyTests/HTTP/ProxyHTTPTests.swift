@@ -204,7 +204,9 @@ final class ProxyHTTPTests: XCTestCase {
         let size: Int64 = 3_000_000
         origin.serve(.generated(length: size, seed: seed), at: "/shared.mp3", contentType: "audio/mpeg")
         var behaviour = TestOriginBehaviour()
-        behaviour.throttleBytesPerSecond = 2_000_000
+        // Per response: slow enough that even the few requests the engine runs at once cannot deliver the file
+        // within the leaving client's 0.6 s (at 2 MB/s, three in parallel once did, and it left with all of it).
+        behaviour.throttleBytesPerSecond = 500_000
         origin.behaviour = behaviour
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "spool-proxy-share-\(UUID().uuidString)")

@@ -12,7 +12,7 @@ final class Evictor: Sendable {
     /// Bytes written since the last check; a check runs every `checkInterval` bytes.
     private let written = LockedBox<Int64>(0)
     private static let checkInterval: Int64 = 256 * 1024
-    /// What the index says of entries no loader has open, read once and kept up to date by this process;
+    /// What the index says of entries no engine has open, read once and kept up to date by this process;
     /// read again after `refreshInterval` to learn of other processes' entries.
     private let summaries = LockedBox<(entries: [String: Summary], read: Date)?>(nil)
     private static let refreshInterval: TimeInterval = 30
@@ -44,7 +44,7 @@ final class Evictor: Sendable {
         }
     }
 
-    /// Learns what a loader left in the index when it closed.
+    /// Learns what an engine left in the index when it closed.
     func noteClosed(key: String, record: EntryRecord?) {
         summaries.withLock { known in
             guard known != nil else { return }
@@ -79,15 +79,15 @@ final class Evictor: Sendable {
         return entries
     }
 
-    /// Brings the cache within its limits. `active` are the loaders open in this process; `remove` deletes
+    /// Brings the cache within its limits. `active` are the engines open in this process; `remove` deletes
     /// an idle entry unless it is in use (returns whether it did).
-    func enforce(active: [String: ResourceLoader], remove removeEntry: (String) -> Bool) {
+    func enforce(active: [String: ResourceEngine], remove removeEntry: (String) -> Bool) {
         guard isActive else { return }
         running.withLock { _ in enforceNow(active: active, remove: removeEntry) }
     }
 
     /// `enforce`, with the eviction lock held.
-    private func enforceNow(active: [String: ResourceLoader], remove removeEntry: (String) -> Bool) {
+    private func enforceNow(active: [String: ResourceEngine], remove removeEntry: (String) -> Bool) {
         func remove(_ key: String) -> Bool {
             guard removeEntry(key) else { return false }
             noteClosed(key: key, record: nil)
@@ -100,7 +100,7 @@ final class Evictor: Sendable {
             idle.append((key, summary.bytes, summary.lastAccess, summary.pinned))
             total += summary.bytes
         }
-        for loader in active.values { total += loader.storedRanges.byteCount }
+        for engine in active.values { total += engine.storedRanges.byteCount }
 
         if let maxAge = limits.maxAge {
             for entry in idle where !entry.pinned && now.timeIntervalSince(entry.lastAccess) > maxAge {
@@ -115,9 +115,9 @@ final class Evictor: Sendable {
         }
         // Only entries being read are left over the limit: they give up their least recently used blocks,
         // never the ones their readers are about to read.
-        for loader in active.values where !loader.isPinned {
+        for engine in active.values where !engine.isPinned {
             guard total > maxBytes else { return }
-            total -= loader.shed(total - maxBytes)
+            total -= engine.shed(total - maxBytes)
         }
     }
 }

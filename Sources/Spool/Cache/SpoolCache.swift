@@ -16,7 +16,7 @@ public final class SpoolCache: Sendable {
     /// The configuration the cache was opened with.
     public let configuration: SpoolConfiguration
     private let store: DiskStore
-    private let loaders = LockedBox<[String: ResourceLoader]>([:])
+    private let engines = LockedBox<[String: ResourceEngine]>([:])
     private let gate = PlaybackGate()
     private let codec: any BlockCodec
     private let problems: ProblemReporter
@@ -54,7 +54,7 @@ public final class SpoolCache: Sendable {
         ByteStream(
             acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate,
             consumer: consumer,
-            release: { [weak self] loader in self?.release(loader) ?? loader.close() })
+            release: { [weak self] engine in self?.release(engine) ?? engine.close() })
     }
 
     /// Caches `length` bytes (or to the end) of `resource` from `offset` without delivering them, giving way
@@ -73,9 +73,9 @@ public final class SpoolCache: Sendable {
     /// `firstRead` says which bytes will be read first (by default the start of the resource), so that the
     /// request brings those.
     public func contentInfo(for resource: Resource, firstRead: Range<Int64>? = nil) async throws -> ContentInfo {
-        let loader = acquire(resource)
-        defer { release(loader) }
-        return try await loader.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
+        let engine = acquire(resource)
+        defer { release(engine) }
+        return try await engine.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
     }
 
     /// The content information of the resource at `url` (see `contentInfo(for:firstRead:)`).
@@ -103,7 +103,7 @@ public final class SpoolCache: Sendable {
     /// else from the index.
     public func cachedRanges(for resource: Resource) -> ByteRangeSet {
         let key = key(for: resource)
-        if let loader = loaders.withLock({ $0[key] }) { return loader.storedRanges }
+        if let engine = engines.withLock({ $0[key] }) { return engine.storedRanges }
         return store.record(key: key)?.ranges ?? ByteRangeSet()
     }
 
@@ -116,7 +116,7 @@ public final class SpoolCache: Sendable {
     /// reads fetch it anew.
     public func remove(_ resource: Resource) {
         let key = key(for: resource)
-        loaders.withLock { $0[key] }?.removeAll()
+        engines.withLock { $0[key] }?.removeAll()
         store.remove(key: key)
     }
 
@@ -128,7 +128,7 @@ public final class SpoolCache: Sendable {
     /// Deletes every entry.
     public func removeAll() {
         for key in store.keys() {
-            loaders.withLock { $0[key] }?.removeAll()
+            engines.withLock { $0[key] }?.removeAll()
             store.remove(key: key)
         }
     }
@@ -136,11 +136,11 @@ public final class SpoolCache: Sendable {
     /// Pins `resource` for offline use and downloads all of it (giving way to playback reads); pinned
     /// entries are never evicted. Returns when every byte is cached.
     public func pin(_ resource: Resource) async throws {
-        let loader = acquire(resource)
-        defer { release(loader) }
-        loader.setPinned(true)
+        let engine = acquire(resource)
+        defer { release(engine) }
+        engine.setPinned(true)
         try await prefetch(resource)
-        loader.flush()
+        engine.flush()
     }
 
     /// Pins the resource at `url`.
@@ -150,9 +150,9 @@ public final class SpoolCache: Sendable {
 
     /// Makes `resource` evictable again; its bytes stay cached.
     public func unpin(_ resource: Resource) {
-        let loader = acquire(resource)
-        defer { release(loader) }
-        loader.setPinned(false)
+        let engine = acquire(resource)
+        defer { release(engine) }
+        engine.setPinned(false)
     }
 
     /// Unpins the resource at `url`.
@@ -163,7 +163,7 @@ public final class SpoolCache: Sendable {
     /// The cached bytes of every entry together.
     public var totalBytes: Int64 {
         store.keys().reduce(0) { total, key in
-            if let loader = loaders.withLock({ $0[key] }) { return total + loader.storedRanges.byteCount }
+            if let engine = engines.withLock({ $0[key] }) { return total + engine.storedRanges.byteCount }
             return total + (store.record(key: key)?.ranges.byteCount ?? 0)
         }
     }
@@ -173,15 +173,15 @@ public final class SpoolCache: Sendable {
     public func enforceLimits() {
         guard evictor.isActive else { return }
         // Entries kept open only because they were used a moment ago count as closed: they may go whole.
-        let open = loaders.withLock { $0 }
+        let open = engines.withLock { $0 }
         let active = open.filter { !$0.value.isIdle }
-        for (key, loader) in open where active[key] == nil { evictor.noteIdle(key: key, summary: loader.summary) }
+        for (key, engine) in open where active[key] == nil { evictor.noteIdle(key: key, summary: engine.summary) }
         evictor.enforce(active: active) { key in
             // Under the map's lock, so no reader can open the entry while it goes.
-            loaders.withLock { loaders in
-                if let open = loaders[key] {
+            engines.withLock { engines in
+                if let open = engines[key] {
                     guard open.isIdle else { return false }
-                    loaders[key] = nil
+                    engines[key] = nil
                     open.close()
                 }
                 return store.removeIfUnused(key: key)
@@ -192,48 +192,48 @@ public final class SpoolCache: Sendable {
     /// Waits for running origin requests to end and writes every index record; call it before the process
     /// exits (a command-line tool) so the index holds everything that reached the disk.
     public func close() async {
-        let active = loaders.withLock { Array($0.values) }
-        for loader in active { await loader.settle() }
-        for loader in active { closeNow(loader) }
+        let active = engines.withLock { Array($0.values) }
+        for engine in active { await engine.settle() }
+        for engine in active { closeNow(engine) }
     }
 
     /// A cache dropped without `close()` still leaves its index up to date (index writes during downloads run
     /// in the background and may not have happened yet); entries being read on close when they go idle.
     deinit {
-        for loader in loaders.withLock({ Array($0.values) }) {
-            if loader.isIdle { loader.close() } else { loader.flush() }
+        for engine in engines.withLock({ Array($0.values) }) {
+            if engine.isIdle { engine.close() } else { engine.flush() }
         }
     }
 
     private func entry(key: String) -> CacheEntry? {
-        if let loader = loaders.withLock({ $0[key] }) { loader.flush() }
+        if let engine = engines.withLock({ $0[key] }) { engine.flush() }
         guard let record = store.record(key: key) else { return nil }
         return CacheEntry(
             key: key, url: record.url, info: record.info, cachedRanges: record.ranges,
             created: record.created, lastAccess: record.lastAccess, isPinned: record.pinned)
     }
 
-    private func acquire(_ resource: Resource) -> ResourceLoader {
+    private func acquire(_ resource: Resource) -> ResourceEngine {
         let key = key(for: resource)
-        let (loader, opened) = loaders.withLock { loaders in
-            let existing = loaders[key]
-            let loader =
+        let (engine, opened) = engines.withLock { engines in
+            let existing = engines[key]
+            let engine =
                 existing
-                ?? ResourceLoader(
+                ?? ResourceEngine(
                     key: key, url: resource.url, origin: resource.origin ?? configuration.origin,
                     environment: environment
-                ) { [weak self] loader in self?.closeIfIdle(loader) }
-            loaders[key] = loader
-            loader.retain()
-            return (loader, existing == nil)
+                ) { [weak self] engine in self?.closeIfIdle(engine) }
+            engines[key] = engine
+            engine.retain()
+            return (engine, existing == nil)
         }
         // Outside the lock: the app's handler may call back into the cache.
-        if opened, let problem = loader.problemAtOpening { problems.report(problem) }
-        return loader
+        if opened, let problem = engine.problemAtOpening { problems.report(problem) }
+        return engine
     }
 
-    private var environment: LoaderEnvironment {
-        LoaderEnvironment(
+    private var environment: EngineEnvironment {
+        EngineEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
             problems: problems, link: linkMonitor
         ) { [weak self] bytes in
@@ -242,38 +242,38 @@ public final class SpoolCache: Sendable {
         }
     }
 
-    private func release(_ loader: ResourceLoader) {
-        if loader.release() { closeIfIdle(loader) }
+    private func release(_ engine: ResourceEngine) {
+        if engine.release() { closeIfIdle(engine) }
     }
 
-    /// Closes and forgets an idle loader, under the map's lock so that no new reader can pick it up halfway.
-    private func closeIfIdle(_ loader: ResourceLoader) {
+    /// Closes and forgets an idle engine, under the map's lock so that no new reader can pick it up halfway.
+    private func closeIfIdle(_ engine: ResourceEngine) {
         // An idle entry stays open a moment: a player's next request for it (they come in bursts) then
         // finds its files open and its blocks already checked. The newest `idleLimit` stay at most
         // `idleGrace` seconds.
-        let overflow = loaders.withLock { loaders -> [ResourceLoader] in
-            guard loaders[loader.key] === loader, loader.isIdle else { return [] }
-            let idle = loaders.values.filter { $0.isIdle && $0 !== loader }
+        let overflow = engines.withLock { engines -> [ResourceEngine] in
+            guard engines[engine.key] === engine, engine.isIdle else { return [] }
+            let idle = engines.values.filter { $0.isIdle && $0 !== engine }
             return idle.count >= Self.idleLimit ? Array(idle.prefix(idle.count - Self.idleLimit + 1)) : []
         }
         for old in overflow { closeNow(old) }
         Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(Self.idleGrace * 1_000_000_000))
-            self?.closeNow(loader)
+            self?.closeNow(engine)
         }
     }
 
     private static let idleLimit = 16
     private static let idleGrace: TimeInterval = 2
 
-    /// Closes and forgets `loader` if it is still the entry's and idle, under the map's lock so that no new
+    /// Closes and forgets `engine` if it is still the entry's and idle, under the map's lock so that no new
     /// reader can pick it up halfway.
-    private func closeNow(_ loader: ResourceLoader) {
-        loaders.withLock { loaders in
-            guard loaders[loader.key] === loader, loader.isIdle else { return }
-            loaders[loader.key] = nil
-            loader.close()
-            evictor.noteClosed(key: loader.key, record: store.record(key: loader.key))
+    private func closeNow(_ engine: ResourceEngine) {
+        engines.withLock { engines in
+            guard engines[engine.key] === engine, engine.isIdle else { return }
+            engines[engine.key] = nil
+            engine.close()
+            evictor.noteClosed(key: engine.key, record: store.record(key: engine.key))
         }
     }
 }

@@ -11,20 +11,20 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// A chunk of bytes.
     public typealias Element = Data
 
-    fileprivate let acquire: @Sendable () -> ResourceLoader
+    fileprivate let acquire: @Sendable () -> ResourceEngine
     fileprivate let offset: Int64
     fileprivate let length: Int64?
     fileprivate let priority: ReadPriority
     fileprivate let gate: PlaybackGate
     fileprivate let consumer: (@Sendable () async throws -> Void)?
-    fileprivate let release: @Sendable (ResourceLoader) -> Void
+    fileprivate let release: @Sendable (ResourceEngine) -> Void
 
-    /// A stream that takes its loader with `acquire` when iteration starts and gives it back with `release`
+    /// A stream that takes its engine with `acquire` when iteration starts and gives it back with `release`
     /// when the iteration ends, so a stream that is never iterated holds nothing.
     init(
-        acquire: @escaping @Sendable () -> ResourceLoader, offset: Int64, length: Int64?, priority: ReadPriority,
+        acquire: @escaping @Sendable () -> ResourceEngine, offset: Int64, length: Int64?, priority: ReadPriority,
         gate: PlaybackGate, consumer: (@Sendable () async throws -> Void)? = nil,
-        release: @escaping @Sendable (ResourceLoader) -> Void
+        release: @escaping @Sendable (ResourceEngine) -> Void
     ) {
         self.acquire = acquire
         self.offset = offset
@@ -54,7 +54,7 @@ public struct ByteStream: AsyncSequence, Sendable {
 /// One iteration of a `ByteStream`: registers as a reader on first use, unregisters when done or dropped.
 private final class ReadSession: @unchecked Sendable {
     private let stream: ByteStream
-    private let loader: ResourceLoader
+    private let engine: ResourceEngine
     // Only touched by the task iterating, one `next()` at a time, as AsyncIteratorProtocol requires.
     private var reader: Int?
     private var position: Int64
@@ -67,12 +67,12 @@ private final class ReadSession: @unchecked Sendable {
     init(_ stream: ByteStream) {
         self.stream = stream
         position = stream.offset
-        loader = stream.acquire()
+        engine = stream.acquire()
     }
 
     deinit {
         finish()
-        stream.release(loader)
+        stream.release(engine)
     }
 
     func next() async throws -> Data? {
@@ -80,7 +80,7 @@ private final class ReadSession: @unchecked Sendable {
         if direct != nil { return try await nextDirect() }
         do {
             if reader == nil {
-                let info = try await loader.contentInfo(
+                let info = try await engine.contentInfo(
                     near: stream.offset, until: stream.length.map { stream.offset + min($0, Int64.max - stream.offset) }
                 )
                 let offset = stream.offset
@@ -90,10 +90,10 @@ private final class ReadSession: @unchecked Sendable {
                 end =
                     stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) }
                     ?? info.length
-                reader = loader.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
+                reader = engine.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
             }
             guard
-                let chunk = try await loader.nextChunk(
+                let chunk = try await engine.nextChunk(
                     reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
                     consumer: stream.consumer)
             else {
@@ -118,14 +118,14 @@ private final class ReadSession: @unchecked Sendable {
     private func nextDirect() async throws -> Data? {
         do {
             if direct == nil {
-                let info = try await loader.contentInfo()
+                let info = try await engine.contentInfo()
                 let end = end ?? info.length
                 guard position < end else {
                     done = true
                     return nil
                 }
-                let response = try await loader.origin.read(
-                    OriginReadRequest(url: loader.url, range: position..<end, validator: info.rangeValidator))
+                let response = try await engine.origin.read(
+                    OriginReadRequest(url: engine.url, range: position..<end, validator: info.rangeValidator))
                 guard !response.info.isDifferentVersion(from: info) else { throw SpoolError.resourceChanged }
                 direct = (response.body.makeAsyncIterator(), response.offset)
             }
@@ -166,7 +166,7 @@ private final class ReadSession: @unchecked Sendable {
     private func finish() {
         done = true
         if let reader {
-            loader.removeReader(reader)
+            engine.removeReader(reader)
             self.reader = nil
         }
     }

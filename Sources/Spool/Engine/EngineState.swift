@@ -1,6 +1,6 @@
-/// The decisions of one resource's loader, as a value: which bytes are stored, which origin requests run and
-/// who waits for them. It performs no I/O; `ResourceLoader` carries out what it returns.
-struct LoaderState {
+/// The decisions of one resource's engine, as a value: which bytes are stored, which origin requests run and
+/// who waits for them. It performs no I/O; `ResourceEngine` carries out what it returns.
+struct EngineState {
     /// A running origin request for `position..<end`. Its bytes before `position` have arrived.
     struct Fetch {
         var position: Int64

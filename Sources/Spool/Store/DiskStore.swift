@@ -85,7 +85,7 @@ final class DiskStore: Sendable {
     }
 
     /// What identifies the current version of `key`'s record file (inode, size, modification time), so a
-    /// loader can tell whether another process replaced it without reading it; `nil` if there is none.
+    /// engine can tell whether another process replaced it without reading it; `nil` if there is none.
     func recordStamp(key: String) -> [Int64]? {
         var status = stat()
         guard stat(recordURL(key).path, &status) == 0 else { return nil }

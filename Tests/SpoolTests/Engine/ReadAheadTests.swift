@@ -3,7 +3,7 @@ import XCTest
 @testable import Spool
 
 /// The fetch-scheduling decisions, as values: given the link as measured and what a reader consumed, how far
-/// ahead requests reach and how large they are; given a reader in a `LoaderState`, which requests start.
+/// ahead requests reach and how large they are; given a reader in a `EngineState`, which requests start.
 final class ReadAheadTests: XCTestCase {
     private let policy = FetchPolicy()
     private static let kibibyte: Int64 = 1024
@@ -119,7 +119,7 @@ final class ReadAheadTests: XCTestCase {
             ),
         ]
         for test in cases {
-            var state = LoaderState(policy: policy, info: info, stored: ByteRangeSet())
+            var state = EngineState(policy: policy, info: info, stored: ByteRangeSet())
             let reader = state.addReader(requestedEnd: nil)
             guard case .wait(let started) = state.step(reader: reader, position: 0, link: test.link) else {
                 return XCTFail("\(test.name): expected to wait for requests")
@@ -130,7 +130,7 @@ final class ReadAheadTests: XCTestCase {
 
     func testARequestInFlightIsJoinedAndStoredBytesAreSkipped() {
         let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
-        var state = LoaderState(
+        var state = EngineState(
             policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([150_000..<160_000]))
         let first = state.addReader(requestedEnd: nil)
         guard case .wait(let started) = state.step(reader: first, position: 0, link: link) else { return XCTFail() }
@@ -150,7 +150,7 @@ final class ReadAheadTests: XCTestCase {
             ("its first bytes were cached before it came: a replay, the consumer is asked first", false, true),
         ]
         for test in cases {
-            var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
+            var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
             let (first, _) = state.openDiscovered(
                 ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<300_000)
             XCTAssertTrue(state.didStore(0..<100_000, fetch: first))
@@ -166,7 +166,7 @@ final class ReadAheadTests: XCTestCase {
     }
 
     func testAnOriginWithoutRangesGetsOneRequestForTheWholeGap() {
-        var state = LoaderState(
+        var state = EngineState(
             policy: policy, info: ContentInfo(length: 3_000_000, acceptsRanges: false), stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil)
         guard case .wait(let started) = state.step(reader: reader, position: 0, link: LinkEstimate(roundTrip: 0.04))
@@ -193,7 +193,7 @@ final class ReadAheadTests: XCTestCase {
                 ),
             ]
         for test in cases {
-            var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
+            var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
             let (id, cancelled) = state.openDiscovered(
                 test.answered, servedFrom: test.offset, requested: test.requested)
             XCTAssertEqual(cancelled, [], test.name)
@@ -204,7 +204,7 @@ final class ReadAheadTests: XCTestCase {
     }
 
     func testTheFirstRequestRunsOnWhenItsReadersLeaveWhileOthersAreCancelled() {
-        var state = LoaderState(policy: policy, info: nil, stored: ByteRangeSet())
+        var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
         let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<524_288)
         let probe = state.addReader(requestedEnd: 2)
         guard case .wait(let joined) = state.step(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04))
@@ -227,7 +227,7 @@ final class ReadAheadTests: XCTestCase {
 
     func testAFirstResponseOfANewVersionDropsWhatWasStored() {
         let old = ContentInfo(length: 1_000_000, entityTag: "\"a\"")
-        var state = LoaderState(policy: policy, info: old, stored: ByteRangeSet([0..<10_000]))
+        var state = EngineState(policy: policy, info: old, stored: ByteRangeSet([0..<10_000]))
         let reader = state.addReader(requestedEnd: nil)
         guard case .read = state.step(reader: reader, position: 0) else { return XCTFail() }
         guard case .wait(let running) = state.step(reader: reader, position: 10_000) else { return XCTFail() }

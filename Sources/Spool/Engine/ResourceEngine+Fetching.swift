@@ -1,0 +1,273 @@
+import Foundation
+
+/// Origin requests: the first one, which brings the content information, and the runs that fetch what readers
+/// need, with their retries, version checks and the write-through of every chunk.
+extension ResourceEngine {
+    /// Asks the origin for the content information: with a first range request from `offset` where the
+    /// origin allows it, otherwise (or when that request cannot tell, as past the end) with its own call.
+    func discoverContentInfo(near offset: Int64, until end: Int64?) async throws -> ContentInfo {
+        guard origin.canReadBeforeContentInfo else { return try await origin.contentInfo(for: url) }
+        let link = environment.link.estimate(for: url)
+        let start = max(0, offset)
+        // Until its head arrives nothing else can be asked for: it carries a window and a piece (what the
+        // link carries until the requests sent on its head deliver), or `firstRequestSize` for a host
+        // nothing is known of.
+        let ahead = policy.readAhead(afterConsuming: 0, link: link)
+        var size = link.roundTrip == nil ? policy.firstRequestSize : ahead.window + ahead.piece
+        if let end, end > start { size = min(size, end - start) }
+        let requested = start..<(start + size)
+        let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))
+        let began = LinkMonitor.now
+        var failures = 0
+        let response: OriginReadResponse
+        while true {
+            let sent = LinkMonitor.now
+            let newConnection = environment.link.requestSent(url, at: sent)
+            do {
+                response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
+                environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
+                break
+            } catch SpoolError.rangeNotSatisfiable, SpoolError.invalidResponse {
+                environment.link.requestEnded(url, reusable: false)
+                // Past the end, or an answer without a length: the origin's own call says what there is.
+                return try await origin.contentInfo(for: url)
+            } catch {
+                environment.link.requestEnded(url, reusable: false)
+                failures += 1
+                guard policy.retries(after: error, failuresInARow: failures, silentFor: LinkMonitor.now - began) else {
+                    throw error
+                }
+                try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: failures) * 1_000_000_000))
+            }
+        }
+        let opening = Result {
+            try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
+                let opened = inner.state.openDiscovered(
+                    response.info, servedFrom: response.offset, requested: requested)
+                if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
+                inner.dirty = true
+                inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
+                return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info)
+            }
+        }
+        if case .failure = opening { environment.link.requestEnded(url, reusable: false) }
+        let (cancelled, info) = try opening.get()
+        for task in cancelled { task.cancel() }
+        notifyReaders()
+        return info
+    }
+
+    /// Runs request `id` until it has delivered its range, is cancelled or fails for good; `opened` is its
+    /// response when it was sent before the engine knew the resource (see `discoverContentInfo`).
+    ///
+    /// A response that delivers nothing for `stallTimeout` is dropped and the request sent again from its
+    /// first missing byte. Failures that say the link went silent (a stall, a timeout) are retried for
+    /// `outageTolerance` since the last byte; others `retryLimit` times in a row without a byte.
+    func runFetch(_ id: Int, opened: OriginReadResponse? = nil) async {
+        var opened = opened
+        // Whether a request is out, for the link monitor's count of connections; the first response's
+        // request was counted when `discoverContentInfo` sent it.
+        var sending = opened != nil
+        var failuresInARow = 0
+        var lastProgress = LinkMonitor.now
+        while true {
+            let next = inner.withLock { inner in
+                inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
+            }
+            guard let (range, validator) = next else {
+                if sending { environment.link.requestEnded(url, reusable: false) }
+                return finishFetch(id, failure: nil)
+            }
+            let progress = LockedBox(false)
+            do {
+                let response: OriginReadResponse
+                if let first = opened {
+                    response = first
+                    opened = nil
+                } else {
+                    let sent = LinkMonitor.now
+                    let (origin, request) = (origin, OriginReadRequest(url: url, range: range, validator: validator))
+                    let newConnection = environment.link.requestSent(url, at: sent)
+                    sending = true
+                    // A response head that does not come is a stall too (a silent link, a server that hangs).
+                    response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
+                    environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
+                    try absorb(response, requested: range.lowerBound, fetch: id)
+                }
+                let reached = try await receive(response, fetch: id) { progress.withLock { $0 = true } }
+                let expected = response.offset == range.lowerBound ? range.upperBound : response.info.length
+                // A body read to its end leaves its connection open for the next request.
+                environment.link.requestEnded(url, reusable: reached >= expected)
+                sending = false
+                guard let left = inner.withLock({ $0.state.remaining(of: id) }), !Task.isCancelled else {
+                    return finishFetch(id, failure: nil)
+                }
+                throw SpoolError.truncatedBody(
+                    expected: expected - response.offset, received: left.lowerBound - response.offset)
+            } catch {
+                if sending { environment.link.requestEnded(url, reusable: false) }
+                sending = false
+                if error is CancellationError || Task.isCancelled { return finishFetch(id, failure: nil) }
+                if case .rangeNotSatisfiable(_, let length) = error as? SpoolError,
+                    length != inner.withLock({ $0.state.info?.length })
+                {
+                    // The resource shrank or grew: nothing stored can be trusted to match it.
+                    dropStoredVersion(exceptFetch: id)
+                    return finishFetch(id, failure: SpoolError.resourceChanged)
+                }
+                let now = LinkMonitor.now
+                if progress.withLock({ $0 }) {
+                    failuresInARow = 1
+                    lastProgress = now
+                } else {
+                    failuresInARow += 1
+                }
+                guard policy.retries(after: error, failuresInARow: failuresInARow, silentFor: now - lastProgress) else {
+                    return finishFetch(id, failure: error)
+                }
+                let delay = policy.retryWait(attempt: failuresInARow)
+                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
+                    return finishFetch(id, failure: nil)
+                }
+            }
+        }
+    }
+
+    /// Stores the body of `response` for request `id` until the request has what it asked for. Fails with
+    /// `SpoolError.timedOut` when no byte arrives for `stallTimeout`; `onBytes` is told of every chunk.
+    /// Returns the resource offset where the body stopped being read.
+    private func receive(
+        _ response: OriginReadResponse, fetch id: Int, onBytes: @escaping @Sendable () -> Void
+    ) async throws -> Int64 {
+        let url = url
+        let link = environment.link
+        let stallTimeout = policy.stallTimeout
+        let lastByte = LockedBox(LinkMonitor.now)
+        link.bodyStarted(url, at: LinkMonitor.now)
+        defer { link.bodyEnded(url, at: LinkMonitor.now) }
+        return try await withThrowingTaskGroup(of: Int64.self) { group in
+            group.addTask {
+                var offset = response.offset
+                for try await chunk in response.body {
+                    let now = LinkMonitor.now
+                    lastByte.withLock { $0 = now }
+                    link.received(chunk.count, from: url, at: now)
+                    let more = try self.store(chunk, at: offset, fetch: id)
+                    offset += Int64(chunk.count)
+                    if !chunk.isEmpty { onBytes() }
+                    self.notifyReaders()
+                    if !more { return offset }
+                }
+                return offset
+            }
+            group.addTask {
+                // The watchdog: checks a few times per timeout whether bytes still come.
+                let tick = UInt64(max(0.01, stallTimeout / 4) * 1_000_000_000)
+                while true {
+                    try await Task.sleep(nanoseconds: tick)
+                    if LinkMonitor.now - lastByte.withLock({ $0 }) > stallTimeout {
+                        throw SpoolError.timedOut
+                    }
+                }
+            }
+            // The body ends first unless the watchdog throws; it never returns.
+            let reached = try await group.next() ?? response.offset
+            group.cancelAll()
+            return reached
+        }
+    }
+
+    /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
+    private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) throws {
+        let cancelled = try inner.withLock { inner -> [Task<Void, Never>] in
+            let before = inner.state.info
+            guard
+                let others = inner.state.absorb(
+                    response.info, servedFrom: response.offset, requested: requested, fetch: id)
+            else {
+                if inner.state.info != before { inner.dirty = true }
+                return []
+            }
+            try persistEmptyVersion(&inner)
+            return others.compactMap { inner.tasks[$0] }
+        }
+        for task in cancelled { task.cancel() }
+        notifyReaders()
+    }
+
+    /// Writes the parts of `chunk` (at resource `offset`) that are not stored yet; returns whether request
+    /// `id` wants more.
+    func store(_ chunk: Data, at offset: Int64, fetch id: Int) throws -> Bool {
+        let range = offset..<(offset + Int64(chunk.count))
+        let outcome = inner.withLock {
+            inner -> Result<(more: Bool, flushDue: Bool, damaged: [Range<Int64>]), any Error> in
+            var damaged: [Range<Int64>] = []
+            do {
+                // Damage found on the way un-stores bytes, some of which this chunk may carry: go round
+                // until every byte of the chunk that is not stored has been written.
+                while true {
+                    guard let parts = inner.state.unstoredParts(of: range, fetch: id) else {
+                        return .success((false, false, damaged))
+                    }
+                    if parts.isEmpty { break }
+                    let file = try inner.openFile(environment, key: key)
+                    let salt = inner.salt(key: key)
+                    var found: [Range<Int64>] = []
+                    for part in parts {
+                        let start = chunk.startIndex + Int(part.lowerBound - offset)
+                        let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
+                        found += try file.write(
+                            bytes, at: part.lowerBound, present: &inner.state.stored, edges: &inner.edgeSums,
+                            trusted: &inner.trusted, hashers: &inner.hashers, length: inner.state.info?.length ?? 0,
+                            salt: salt)
+                    }
+                    let now = environment.clock()
+                    for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
+                    if found.isEmpty { break }
+                    // Already out of `stored`; their blocks' slots are cleared.
+                    for range in found { try? file.discard(range) }
+                    inner.dirty = true
+                    damaged += found
+                }
+            } catch {
+                return .failure(error)
+            }
+            let more = inner.state.didStore(range, fetch: id)
+            inner.unflushedBytes += Int64(chunk.count)
+            inner.dirty = true
+            inner.unsynced = true
+            // A fast download would sync every few milliseconds: at most a few times a second is enough to
+            // keep what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
+            let flushDue =
+                inner.unflushedBytes >= policy.indexInterval
+                && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= Self.minimumFlushInterval
+            return .success((more, flushDue, damaged))
+        }
+        switch outcome {
+        case .failure(let error):
+            if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
+            throw error
+        case .success(let result):
+            environment.problems.storageWorked(Int64(chunk.count))
+            for range in result.damaged {
+                environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))
+            }
+            environment.didWrite(Int64(chunk.count))
+            if result.flushDue { flushSoon() }
+            return result.more
+        }
+    }
+
+    func finishFetch(_ id: Int, failure: (any Error)?) {
+        inner.withLock { inner in
+            inner.state.finishFetch(id, failure: failure)
+        }
+        flushSoon()
+        let idle = inner.withLock { inner in
+            inner.tasks[id] = nil
+            return inner.isIdle
+        }
+        notifyReaders()
+        if idle { onIdle(self) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+extension ResourceEngine {
+    /// The state of one entry that only its lock guards: the decisions, the open data file, the tasks and
+    /// waiters, and the bookkeeping of index writes, checksums and eviction.
+    struct Inner {
+        var state: EngineState
+        var file: BlockFile?
+        var created: Date
+        var infoTask: Task<ContentInfo, any Error>?
+        var tasks: [Int: Task<Void, Never>] = [:]
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Counts state changes, so a reader never sleeps through one that happened before it waited.
+        var changes: UInt64 = 0
+        var unflushedBytes: Int64 = 0
+        /// When the last flush took its snapshot (system uptime: the cache's clock may be a test's).
+        var lastFlush: TimeInterval = -.infinity
+        /// Whether bytes were written since the last sync; a record that only moves the last access needs none.
+        var unsynced = false
+        /// The last access the record on disk holds.
+        var savedLastAccess: Date = .distantPast
+        /// Whether the index record lags behind the state.
+        var dirty = false
+        /// Whether a background flush is queued and has not started yet.
+        var flushQueued = false
+        var users = 0
+        var pinned = false
+        var lastAccess: Date
+        /// Where each reader is, so eviction spares the bytes they are about to read.
+        var readerPositions: [Int: Int64] = [:]
+        /// When each block was last written or read in this process; blocks not in it are older.
+        var blockUse: [Int64: Date] = [:]
+        var saltCache: (info: ContentInfo, salt: Data)?
+        /// The checksums of partial blocks, as the stored ranges are now.
+        var edgeSums: EdgeSums = [:]
+        /// The record file as this engine last read or wrote it: another stamp means another process wrote.
+        var recordStamp: [Int64]?
+        /// Blocks whose stored bytes this engine has checked or written itself: read without checking again.
+        var trusted = Set<Int64>()
+        /// The running checksums of the partial blocks this engine is filling; any other change to a block's
+        /// stored bytes drops its entry.
+        var hashers: [Int64: BlockHasher] = [:]
+        /// Bytes found damaged here: never taken back from another process's record, or a reader could go
+        /// round between adopting and rejecting them.
+        var distrusted = ByteRangeSet()
+
+        /// No user and nothing running: the engine may be closed.
+        var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
+
+        mutating func openFile(_ environment: EngineEnvironment, key: String) throws -> BlockFile {
+            if let file { return file }
+            let opened = try environment.store.openFile(key: key, codec: environment.codec)
+            file = opened
+            return opened
+        }
+
+        /// The salt of the version the stored bytes belong to.
+        mutating func salt(key: String) -> Data {
+            guard let info = state.info else { return Data() }
+            if let saltCache, saltCache.info == info { return saltCache.salt }
+            let salt = BlockLayout.salt(key: key, info: info)
+            saltCache = (info, salt)
+            return salt
+        }
+    }
+}

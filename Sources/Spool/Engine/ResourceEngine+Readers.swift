@@ -1,0 +1,137 @@
+import Foundation
+
+/// Readers: registering them, stepping each through the state machine, reading stored bytes and waiting for
+/// the ones still coming.
+extension ResourceEngine {
+    /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end).
+    func addReader(requestedEnd: Int64?) -> Int {
+        inner.withLock { $0.state.addReader(requestedEnd: requestedEnd) }
+    }
+
+    /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored, and
+    /// the index learns of them.
+    func removeReader(_ id: Int) {
+        let now = environment.clock()
+        let orphans = inner.withLock { inner in
+            inner.readerPositions[id] = nil
+            // A read is a use: the entry's last access moves, for least-recently-used eviction.
+            inner.lastAccess = now
+            // The record learns of reads at most once a second, without a sync (it claims nothing new): a
+            // burst of small requests costs one record write, not one each.
+            if inner.state.info != nil, now.timeIntervalSince(inner.savedLastAccess) >= 1 { inner.dirty = true }
+            return inner.state.removeReader(id).compactMap { inner.tasks[$0] }
+        }
+        for task in orphans { task.cancel() }
+        flushSoon()
+    }
+
+    /// Waits for the running origin requests to end, then brings the index up to date.
+    func settle() async {
+        let running = inner.withLock { Array($0.tasks.values) }
+        for task in running { await task.value }
+        flush()
+    }
+
+    /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end. A
+    /// prefetch read starts no origin request while `gate` says a playback read waits. A reader that has
+    /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request.
+    func nextChunk(
+        reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
+        consumer: (@Sendable () async throws -> Void)? = nil
+    ) async throws -> Data? {
+        while true {
+            try Task.checkCancellation()
+            let link = environment.link.estimate(for: url)
+            if priority == .prefetch, !inner.withLock({ $0.state.stored.contains(position) }) {
+                await gate.waitForPlayback()
+                try Task.checkCancellation()
+            }
+            if let consumer, inner.withLock({ $0.state.mustAskConsumer(reader: id, position: position, link: link) }) {
+                try await consumer()
+                inner.withLock { $0.state.consumerCaughtUp(reader: id) }
+                continue
+            }
+            let (step, seen) = inner.withLock { inner -> (EngineState.Step, UInt64) in
+                inner.readerPositions[id] = position
+                var step = inner.state.step(reader: id, position: position, link: link)
+                if case .wait(let starts) = step, !starts.isEmpty, adoptStoredElsewhere(&inner) {
+                    // Another process stored bytes since: take them rather than fetch them again.
+                    for start in starts { inner.state.finishFetch(start.id, failure: nil) }
+                    step = inner.state.step(reader: id, position: position, link: link)
+                }
+                if case .wait(let starts) = step {
+                    for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
+                }
+                return (step, inner.changes)
+            }
+            switch step {
+            case .finished:
+                return nil
+            case .fail(let error):
+                throw error
+            case .read(let range, let generation):
+                // Read and verified under the lock, so no write can extend a block between the two.
+                let outcome = inner.withLock { inner -> Result<Data?, any Error> in
+                    guard inner.state.generation == generation, inner.state.stored.contains(range) else {
+                        return .success(nil)
+                    }
+                    do {
+                        let file = try inner.openFile(environment, key: key)
+                        let data = try file.read(
+                            range, present: inner.state.stored, edges: inner.edgeSums, trusted: &inner.trusted,
+                            length: inner.state.info?.length ?? 0, salt: inner.salt(key: key))
+                        inner.state.markDelivered(reader: id, generation: generation)
+                        inner.readerPositions[id] = range.upperBound
+                        let now = environment.clock()
+                        for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
+                        return .success(data)
+                    } catch let damage as BlockDamage {
+                        forget(damage.ranges, in: &inner)
+                        return .failure(damage)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                switch outcome {
+                case .success(let data?): return data
+                case .success(nil): continue
+                case .failure(let damage as BlockDamage):
+                    for range in damage.ranges {
+                        environment.problems.report(
+                            .corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))
+                    }
+                    notifyReaders()
+                case .failure(let error): throw error
+                }
+            case .wait:
+                if priority == .playback { gate.playbackWaits() }
+                await waitForChange(reader: id, seen: seen)
+                if priority == .playback { gate.playbackResumed() }
+            }
+        }
+    }
+
+    private func waitForChange(reader id: Int, seen: UInt64) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = inner.withLock { inner in
+                    if inner.changes != seen || Task.isCancelled { return true }
+                    inner.waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            inner.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    func notifyReaders() {
+        let waiters = inner.withLock { inner in
+            inner.changes &+= 1
+            defer { inner.waiters.removeAll() }
+            return Array(inner.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Bytes are transformed where they lie (identity, or an AES keystream for their position), so adding
 /// bytes to a block never rewrites the ones it holds: a record written before a crash still vouches for
-/// exactly the bytes it claims. Each block's present bytes have a 16-byte checksum (keyed when encrypted)
-/// that also covers the block's number and the version's salt, so bytes moved or left over from another
-/// version fail as surely as damaged ones.
+/// exactly the bytes it claims. Each block's present bytes have a 16-byte checksum (XXH64 and the length
+/// when plain, HMAC-SHA-256 when encrypted) that also covers the block's number and the version's salt, so
+/// bytes moved or left over from another version fail as surely as damaged ones.
 protocol BlockCodec: Sendable {
     /// A short public value telling which key (if any) the bytes are stored with; recorded in the index.
     var keyCheck: String? { get }
@@ -31,9 +31,9 @@ extension BlockCodec {
 /// A block checksum being computed. A copy can be finished while the original takes more bytes, so a block
 /// filled a chunk at a time is hashed once, not once per chunk.
 struct BlockHasher: @unchecked Sendable {
-    // SHA256 and HMAC are plain values (their state is copied with them); they are not marked Sendable.
+    // HMAC is a plain value (its state is copied with it); it is not marked Sendable.
     private enum Function {
-        case plain(SHA256)
+        case plain(XXH64)
         case keyed(HMAC<SHA256>)
     }
 
@@ -41,15 +41,16 @@ struct BlockHasher: @unchecked Sendable {
     /// The bytes hashed so far.
     private(set) var count: Int64 = 0
 
-    /// A hasher over `prefix` (what a checksum covers besides the bytes: salt and block number).
+    /// A hasher over `prefix` (what a checksum covers besides the bytes: salt and block number): keyed with
+    /// `key` (HMAC-SHA-256), or without one a fast hash that detects damage, not tampering.
     init(prefix: Data, key: SymmetricKey?) {
         if let key {
             var mac = HMAC<SHA256>(key: key)
             mac.update(data: prefix)
             function = .keyed(mac)
         } else {
-            var hash = SHA256()
-            hash.update(data: prefix)
+            var hash = XXH64()
+            hash.update(prefix)
             function = .plain(hash)
         }
     }
@@ -57,7 +58,7 @@ struct BlockHasher: @unchecked Sendable {
     mutating func update(_ bytes: Data) {
         switch function {
         case .plain(var hash):
-            hash.update(data: bytes)
+            hash.update(bytes)
             function = .plain(hash)
         case .keyed(var mac):
             mac.update(data: bytes)
@@ -71,9 +72,12 @@ struct BlockHasher: @unchecked Sendable {
         var length = Data()
         withUnsafeBytes(of: count.littleEndian) { length.append(contentsOf: $0) }
         switch function {
-        case .plain(var hash):
-            hash.update(data: length)
-            return Data(hash.finalize().prefix(BlockLayout.checksumSize))
+        case .plain(let hash):
+            // The 64-bit hash covers the length already; the length itself fills the checksum's other half.
+            var checksum = Data()
+            withUnsafeBytes(of: hash.digest().littleEndian) { checksum.append(contentsOf: $0) }
+            checksum.append(length)
+            return checksum
         case .keyed(var mac):
             mac.update(data: length)
             return Data(Data(mac.finalize()).prefix(BlockLayout.checksumSize))
@@ -114,7 +118,7 @@ enum BlockLayout {
     }
 }
 
-/// Plain bytes with a SHA-256 checksum per block.
+/// Plain bytes with an XXH64 checksum per block.
 struct ChecksumCodec: BlockCodec {
     var keyCheck: String? { nil }
     var isIdentity: Bool { true }

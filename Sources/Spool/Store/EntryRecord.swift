@@ -3,8 +3,9 @@ import Foundation
 /// What the index keeps about one cache entry. Written atomically, after the bytes it describes are on disk.
 struct EntryRecord: Codable, Sendable, Equatable {
     /// The format of this record; a record of another format is ignored (its entry is dropped). Format 4:
-    /// block checksums end with the length, so a growing block is hashed incrementally.
-    static let currentFormat = 4
+    /// block checksums end with the length, so a growing block is hashed incrementally. Format 5: plain
+    /// blocks are checked with XXH64 instead of SHA-256.
+    static let currentFormat = 5
 
     var format: Int = EntryRecord.currentFormat
     /// The URL without credentials, for listings.

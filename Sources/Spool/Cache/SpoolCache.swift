@@ -47,6 +47,7 @@ public final class SpoolCache: Sendable {
     /// only awaits it once, before its first origin request; it returns when the bytes delivered so far have
     /// been taken, or throws, ending the read with its error, when nobody will take more. Without it, a
     /// player abandoning a read served from the cache would still make the origin send bytes it never plays.
+    /// See <doc:ReadingThroughBuffers>.
     public func read(
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
         consumer: (@Sendable () async throws -> Void)? = nil

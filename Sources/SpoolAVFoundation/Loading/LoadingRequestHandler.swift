@@ -46,7 +46,18 @@ final class LoadingRequestHandler: @unchecked Sendable {
                 }
                 if let wanted {
                     let length = wanted.end.map { max(0, $0 - wanted.offset) }
-                    for try await chunk in cache.read(resource, from: wanted.offset, length: length) {
+                    // A to-end request is what a player asks for and then cancels once it has enough. Served
+                    // from disk, it runs ahead of the player: before it asks the origin for what follows the
+                    // cached bytes, it gives the player `replayGrace` to cancel (a replay then costs nothing);
+                    // a bounded request is wanted whole.
+                    var consumer: (@Sendable () async throws -> Void)?
+                    if wanted.end == nil {
+                        let grace = Self.replayGrace
+                        consumer = { try await Task.sleep(nanoseconds: grace) }
+                    }
+                    for try await chunk in cache.read(
+                        resource, from: wanted.offset, length: length, consumer: consumer)
+                    {
                         guard await onQueue({ $0.dataRequest?.respond(with: chunk) }) != nil else { return }
                     }
                 }
@@ -56,6 +67,10 @@ final class LoadingRequestHandler: @unchecked Sendable {
             }
         }
     }
+
+    /// How long a to-end request served from the cache waits for the player to cancel before it fetches
+    /// what follows the cached bytes, in nanoseconds (as the proxy gives its clients).
+    static let replayGrace: UInt64 = 50_000_000
 
     /// Stops loading after AVFoundation cancelled the request. Call on the queue.
     func cancel() {

@@ -154,8 +154,13 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testDemoRunsOfflineAndSecondPassIsFree() throws {
-        let result = try CommandRunner().run(["demo", "--size", "8388608"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("zero bytes from the origin"), result.stdout)
+        // The README's command, as it is, several times: its second pass once fetched 16-32 KB in about half
+        // the runs (a replayed to-end read asked for what follows the cached bytes before the player
+        // cancelled it), so one passing run says little.
+        for run in 1...5 {
+            let result = try CommandRunner().run(["demo"])
+            XCTAssertEqual(result.status, 0, "run \(run): \(result.stderr)")
+            XCTAssertTrue(result.stdout.contains("zero bytes from the origin"), "run \(run): \(result.stdout)")
+        }
     }
 }

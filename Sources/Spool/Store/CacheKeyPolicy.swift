@@ -40,7 +40,15 @@ public struct CacheKeyPolicy: Sendable {
 
     /// The entry name for an identity an app chose itself.
     static func digest(_ identity: String) -> String {
-        SHA256.hash(data: Data(identity.utf8)).map { String(format: "%02x", $0) }.joined()
+        // Spelled out: `String(format:)` per byte took a fifth of the proxy's CPU under many small requests.
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(2 * SHA256.byteCount)
+        for byte in SHA256.hash(data: Data(identity.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// `url` without user, password, fragment and the credential query items of the default policy; the

@@ -46,7 +46,18 @@ public struct ByteStream: AsyncSequence, Sendable {
 
         /// The next chunk, or `nil` after the last byte.
         public mutating func next() async throws -> Data? {
-            try await session.next()
+            switch try await session.next(revoke: nil) {
+            case .bytes(let data): return data
+            case .file, nil: return nil
+            }
+        }
+
+        /// The next part, for a server that sends bytes from files: stored bytes the cache has checked come as
+        /// a `FileSlice` where the cache is not encrypted, the rest in memory. `revoke` is called (at most once
+        /// per slice, on any thread) when a slice's bytes must go before it is released; its holder then stops
+        /// sending it and releases it.
+        package mutating func nextPart(revoke: @escaping @Sendable () -> Void) async throws -> StreamPart? {
+            try await session.next(revoke: revoke)
         }
     }
 }
@@ -75,9 +86,9 @@ private final class ReadSession: @unchecked Sendable {
         stream.release(engine)
     }
 
-    func next() async throws -> Data? {
+    func next(revoke: (@Sendable () -> Void)?) async throws -> StreamPart? {
         guard !done else { return nil }
-        if direct != nil { return try await nextDirect() }
+        if direct != nil { return try await nextDirect().map(StreamPart.bytes) }
         do {
             if reader == nil {
                 let info = try await engine.contentInfo(
@@ -93,21 +104,21 @@ private final class ReadSession: @unchecked Sendable {
                 reader = engine.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
             }
             guard
-                let chunk = try await engine.nextChunk(
+                let part = try await engine.nextPart(
                     reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
-                    consumer: stream.consumer)
+                    consumer: stream.consumer, revoke: revoke)
             else {
                 finish()
                 return nil
             }
-            position += Int64(chunk.count)
-            return chunk
+            position += Int64(part.count)
+            return part
         } catch SpoolError.storage {
             // The disk fails (full, a file size limit): the rest of the read comes straight from the origin,
             // uncached. The cache reported the failure once.
             finish()
             done = false
-            return try await nextDirect()
+            return try await nextDirect().map(StreamPart.bytes)
         } catch {
             finish()
             throw error

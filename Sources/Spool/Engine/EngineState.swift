@@ -85,8 +85,11 @@ struct EngineState {
     }
 
     /// What reader `id`, which has delivered everything before `position`, does next, over a link to the
-    /// origin as `link` describes it.
-    mutating func step(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Step {
+    /// origin as `link` describes it. A read step covers at most `readLimit` bytes (default
+    /// `FetchPolicy.readChunkSize`).
+    mutating func step(
+        reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate(), readLimit: Int64? = nil
+    ) -> Step {
         guard let reader = readers[id] else { return .fail(CancellationError()) }
         guard let info, let end = end(of: id) else {
             return .fail(SpoolError.invalidResponse("no content information"))
@@ -104,7 +107,7 @@ struct EngineState {
                 // one that waited for a request does, and is not replaying what is cached.
                 readers[id]!.mayFetch = true
             }
-            let upper = min(present.upperBound, end, position + Int64(policy.readChunkSize))
+            let upper = min(present.upperBound, end, position + (readLimit ?? Int64(policy.readChunkSize)))
             return .read(position..<upper, generation: generation)
         }
         if let failure = reader.failure { return .fail(failure) }

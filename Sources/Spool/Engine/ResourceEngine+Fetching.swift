@@ -152,7 +152,14 @@ extension ResourceEngine {
                     let now = LinkMonitor.now
                     lastByte.withLock { $0 = now }
                     link.received(chunk.count, from: url, at: now)
-                    let more = try self.store(chunk, at: offset, fetch: id)
+                    var stored = try self.store(chunk, at: offset, fetch: id)
+                    while stored == nil {
+                        // A new version waits for the old one's file slices before it empties the file.
+                        await self.slicesReturned()
+                        try Task.checkCancellation()
+                        stored = try self.store(chunk, at: offset, fetch: id)
+                    }
+                    let more = stored!
                     offset += Int64(chunk.count)
                     if !chunk.isEmpty { onBytes() }
                     self.notifyReaders()
@@ -196,13 +203,17 @@ extension ResourceEngine {
     }
 
     /// Writes the parts of `chunk` (at resource `offset`) that are not stored yet; returns whether request
-    /// `id` wants more.
-    func store(_ chunk: Data, at offset: Int64, fetch id: Int) throws -> Bool {
+    /// `id` wants more, or `nil` when nothing could be written until the old version's file slices are back.
+    func store(_ chunk: Data, at offset: Int64, fetch id: Int) throws -> Bool? {
         let range = offset..<(offset + Int64(chunk.count))
         let outcome = inner.withLock {
-            inner -> Result<(more: Bool, flushDue: Bool, damaged: [Range<Int64>]), any Error> in
+            inner -> Result<(more: Bool, flushDue: Bool, damaged: [Range<Int64>])?, any Error> in
             var damaged: [Range<Int64>] = []
             do {
+                if inner.truncatePending {
+                    guard inner.leases.isEmpty else { return .success(nil) }
+                    try emptyFileForNewVersion(&inner)
+                }
                 // Damage found on the way un-stores bytes, some of which this chunk may carry: go round
                 // until every byte of the chunk that is not stored has been written.
                 while true {
@@ -247,7 +258,9 @@ extension ResourceEngine {
         case .failure(let error):
             if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
             throw error
-        case .success(let result):
+        case .success(nil):
+            return nil
+        case .success(let result?):
             environment.problems.storageWorked(Int64(chunk.count))
             for range in result.damaged {
                 environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))

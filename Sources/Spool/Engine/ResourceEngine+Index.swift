@@ -85,7 +85,8 @@ extension ResourceEngine {
     func adoptStoredElsewhere(_ inner: inout Inner) -> Bool {
         // Unchanged since this engine read or wrote it: nothing new, and no need to read it.
         let stamp = store.recordStamp(key: key)
-        guard stamp != inner.recordStamp else { return false }
+        // Before the file is emptied for a new version, its bytes are the old version's whatever a record says.
+        guard stamp != inner.recordStamp, !inner.truncatePending else { return false }
         inner.recordStamp = stamp
         guard let info = inner.state.info, let theirs = store.record(key: key),
             theirs.keyCheck == environment.codec.keyCheck, !theirs.info.isDifferentVersion(from: info)
@@ -95,6 +96,12 @@ extension ResourceEngine {
         let merged = EntryClaims(ranges: inner.state.stored, edges: inner.edgeSums)
             .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: info.length)
         guard merged.ranges != inner.state.stored else { return false }
+        // Bytes this process has not checked make their blocks unchecked again.
+        var added = merged.ranges
+        for range in inner.state.stored.ranges { added.remove(range) }
+        for range in added.ranges {
+            for block in BlockLayout.blocks(in: range) { inner.trusted.remove(block) }
+        }
         inner.state.stored = merged.ranges
         inner.edgeSums = merged.edges
         inner.hashers.removeAll()
@@ -114,6 +121,8 @@ extension ResourceEngine {
             for fetch in inner.state.fetches.values where fetch.position < fetch.end {
                 spared.insert(fetch.position..<fetch.end)
             }
+            // Slices out are being sent from the file: their bytes stay until they are back.
+            for lease in inner.leases.values { spared.insert(lease.range) }
             var candidates = Set<Int64>()
             for range in inner.state.stored.ranges where !range.isEmpty {
                 for block in BlockLayout.blocks(in: range) { candidates.insert(block) }
@@ -163,16 +172,22 @@ extension ResourceEngine {
                 keyCheck: environment.codec.keyCheck)
             try store.save(record, key: key)
         } else {
+            // Slices still out keep reading the removed file; the new one starts empty.
             store.remove(key: key)
             inner.file?.close()
             inner.file = nil
+            inner.truncatePending = false
         }
         inner.blockUse.removeAll()
         inner.edgeSums.removeAll()
         inner.trusted.removeAll()
         inner.hashers.removeAll()
         inner.distrusted = ByteRangeSet()
-        try inner.openFile(environment, key: key).truncate()
+        if inner.file == nil {
+            _ = try inner.openFile(environment, key: key)
+        } else {
+            try emptyFileForNewVersion(&inner)
+        }
     }
 
     /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are cleared, readers that need

@@ -44,8 +44,18 @@ extension ResourceEngine {
         /// round between adopting and rejecting them.
         var distrusted = ByteRangeSet()
 
-        /// No user and nothing running: the engine may be closed.
-        var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil }
+        /// The file slices handed out and not yet released (see `FileSlice`), by lease number.
+        var leases: [Int: Lease] = [:]
+        var nextLease = 1
+        /// A new version is waiting for the slices of the old one before it empties the data file.
+        var truncatePending = false
+        /// Revocations of slices whose bytes must go, to run once the lock is left.
+        var revocations: [@Sendable () -> Void] = []
+        /// Origin requests waiting for every slice to be released, by lease-wait number.
+        var leaseWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+
+        /// No user, nothing running and no slice out: the engine may be closed.
+        var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil && leases.isEmpty }
 
         mutating func openFile(_ environment: EngineEnvironment, key: String) throws -> BlockFile {
             if let file { return file }
@@ -62,5 +72,11 @@ extension ResourceEngine {
             saltCache = (info, salt)
             return salt
         }
+    }
+
+    /// A file slice handed out: its bytes, and how to make its holder give it back early.
+    struct Lease {
+        let range: Range<Int64>
+        let revoke: @Sendable () -> Void
     }
 }

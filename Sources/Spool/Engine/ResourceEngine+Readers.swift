@@ -39,6 +39,21 @@ extension ResourceEngine {
         reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
         consumer: (@Sendable () async throws -> Void)? = nil
     ) async throws -> Data? {
+        switch try await nextPart(reader: id, position: position, priority: priority, gate: gate, consumer: consumer) {
+        case .bytes(let data): return data
+        case .file, nil: return nil
+        }
+    }
+
+    /// `nextChunk`, or with `revoke` given, stored bytes this process has checked as a `FileSlice` (up to
+    /// `FetchPolicy.fileSliceSize` at once) where the cache is not encrypted; `revoke` is how the engine
+    /// asks for the slice back early.
+    func nextPart(
+        reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
+        consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil
+    ) async throws -> StreamPart? {
+        let slicing = revoke != nil && environment.codec.isIdentity
+        let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
         while true {
             try Task.checkCancellation()
             let link = environment.link.estimate(for: url)
@@ -53,11 +68,11 @@ extension ResourceEngine {
             }
             let (step, seen) = inner.withLock { inner -> (EngineState.Step, UInt64) in
                 inner.readerPositions[id] = position
-                var step = inner.state.step(reader: id, position: position, link: link)
+                var step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
                 if case .wait(let starts) = step, !starts.isEmpty, adoptStoredElsewhere(&inner) {
                     // Another process stored bytes since: take them rather than fetch them again.
                     for start in starts { inner.state.finishFetch(start.id, failure: nil) }
-                    step = inner.state.step(reader: id, position: position, link: link)
+                    step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
                 }
                 if case .wait(let starts) = step {
                     for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
@@ -70,21 +85,24 @@ extension ResourceEngine {
             case .fail(let error):
                 throw error
             case .read(let range, let generation):
-                // Read and verified under the lock, so no write can extend a block between the two.
-                let outcome = inner.withLock { inner -> Result<Data?, any Error> in
+                let outcome = inner.withLock { inner -> Result<StreamPart?, any Error> in
                     guard inner.state.generation == generation, inner.state.stored.contains(range) else {
                         return .success(nil)
                     }
                     do {
+                        if let revoke, slicing, let slice = try lendSlice(of: range, revoke: revoke, in: &inner) {
+                            delivered(slice.offset..<(slice.offset + Int64(slice.count)), to: id, in: &inner)
+                            return .success(.file(slice))
+                        }
+                        // Read and verified under the lock, so no write can extend a block between the two.
+                        let read =
+                            range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
                         let file = try inner.openFile(environment, key: key)
                         let data = try file.read(
-                            range, present: inner.state.stored, edges: inner.edgeSums, trusted: &inner.trusted,
+                            read, present: inner.state.stored, edges: inner.edgeSums, trusted: &inner.trusted,
                             length: inner.state.info?.length ?? 0, salt: inner.salt(key: key))
-                        inner.state.markDelivered(reader: id, generation: generation)
-                        inner.readerPositions[id] = range.upperBound
-                        let now = environment.clock()
-                        for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
-                        return .success(data)
+                        delivered(read, to: id, in: &inner)
+                        return .success(.bytes(data))
                     } catch let damage as BlockDamage {
                         forget(damage.ranges, in: &inner)
                         return .failure(damage)
@@ -93,7 +111,7 @@ extension ResourceEngine {
                     }
                 }
                 switch outcome {
-                case .success(let data?): return data
+                case .success(let part?): return part
                 case .success(nil): continue
                 case .failure(let damage as BlockDamage):
                     for range in damage.ranges {
@@ -109,6 +127,14 @@ extension ResourceEngine {
                 if priority == .playback { gate.playbackResumed() }
             }
         }
+    }
+
+    /// Records that reader `id` delivered `range`, of the current version.
+    private func delivered(_ range: Range<Int64>, to id: Int, in inner: inout Inner) {
+        inner.state.markDelivered(reader: id, generation: inner.state.generation)
+        inner.readerPositions[id] = range.upperBound
+        let now = environment.clock()
+        for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
     }
 
     private func waitForChange(reader id: Int, seen: UInt64) async {
@@ -127,6 +153,7 @@ extension ResourceEngine {
     }
 
     func notifyReaders() {
+        runRevocations()
         let waiters = inner.withLock { inner in
             inner.changes &+= 1
             defer { inner.waiters.removeAll() }

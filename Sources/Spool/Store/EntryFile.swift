@@ -61,6 +61,14 @@ final class EntryFile: @unchecked Sendable {
         return true
     }
 
+    /// A new descriptor of the same open file, closed on exec, for a caller that sends bytes straight from it
+    /// (`sendfile`) and closes it when done; it keeps the file readable even if the entry is removed meanwhile.
+    func duplicateDescriptor() throws -> Int32 {
+        let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard duplicate >= 0 else { throw SpoolError.storage("dup: \(String(cString: strerror(errno)))") }
+        return duplicate
+    }
+
     /// Gives the disk space of `range` back while keeping the file's length (a hole reads as zeros).
     func punchHole(_ range: Range<Int64>) {
         #if os(Linux)

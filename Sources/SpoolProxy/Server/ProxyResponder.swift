@@ -115,16 +115,18 @@ struct ProxyResponder: Sendable {
         // The first chunk is read before the head goes out, so that an origin failing right away becomes a
         // 502 or 504 instead of a 200 with a broken body.
         var firstReader: ByteStream.Iterator?
-        var firstChunk: Data?
+        var firstPart: StreamPart?
         if !isHead, let first = ranges.first {
             var iterator = read(resource, first, length: info.length, pace: pace).makeAsyncIterator()
             do {
-                firstChunk = try await iterator.next()
+                firstPart = try await iterator.nextPart(revoke: writer.revokeSlice)
             } catch {
                 throw FailureResponse(error: error)
             }
             firstReader = iterator
         }
+        // From here every slice is the ledger's, released when sent or when the connection closes.
+        let firstBody = try firstPart.map(writer.body)
 
         var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
         if let state { fields.append(HeaderField("X-Spool-Cache", state)) }
@@ -135,12 +137,10 @@ struct ProxyResponder: Sendable {
             try await writer.write(contentsOf: [.head(responseHead), .end(nil)])
             return
         }
-        if let chunk = firstChunk, ranges.count == 1, plan.contentLength == Int64(chunk.count) {
-            // The whole body came in the first chunk (most small ranges): head, body and end in one write.
-            try await writer.write(contentsOf: [
-                .head(responseHead), .body(.byteBuffer(ByteBuffer(bytes: chunk))), .end(nil),
-            ])
-            record.bodyBytes = Int64(chunk.count)
+        if let body = firstBody, ranges.count == 1, plan.contentLength == Int64(body.readableBytes) {
+            // The whole body came in the first part (most small ranges): head, body and end in one write.
+            try await writer.write(contentsOf: [.head(responseHead), .body(body), .end(nil)])
+            record.bodyBytes = Int64(body.readableBytes)
             return
         }
         try await writer.write(.head(responseHead))
@@ -156,14 +156,20 @@ struct ProxyResponder: Sendable {
                 try await writer.write(.body(.byteBuffer(ByteBuffer(string: partHeaders[index]))))
             }
             let before = record.bodyBytes
-            if index == 0, var iterator = firstReader {
+            var iterator: ByteStream.Iterator
+            if index == 0, let first = firstReader {
+                iterator = first
                 firstReader = nil
-                if let firstChunk { record.bodyBytes += try await write(firstChunk, to: writer) }
-                while let chunk = try await iterator.next() { record.bodyBytes += try await write(chunk, to: writer) }
-            } else {
-                for try await chunk in read(resource, range, length: info.length, pace: pace) {
-                    record.bodyBytes += try await write(chunk, to: writer)
+                if let firstBody {
+                    try await writer.writeBody(firstBody)
+                    record.bodyBytes += Int64(firstBody.readableBytes)
                 }
+            } else {
+                iterator = read(resource, range, length: info.length, pace: pace).makeAsyncIterator()
+            }
+            while let part = try await iterator.nextPart(revoke: writer.revokeSlice) {
+                try await writer.writeBody(part)
+                record.bodyBytes += Int64(part.count)
             }
             let sent = record.bodyBytes - before
             guard sent == range.count64 else { throw ProxyStreamError.shortRead(expected: range.count64, sent: sent) }
@@ -179,12 +185,6 @@ struct ProxyResponder: Sendable {
         var consumer: (@Sendable () async throws -> Void)?
         if let pace, range.upperBound == length { consumer = { try await pace.caughtUp() } }
         return cache.read(resource, from: range.lowerBound, length: range.count64, consumer: consumer)
-    }
-
-    private func write(_ chunk: Data, to writer: Writer) async throws -> Int64 {
-        // The writer suspends while the client's socket is full: memory stays at a few chunks per client.
-        try await writer.writeBody(ByteBuffer(bytes: chunk))
-        return Int64(chunk.count)
     }
 
     /// Where a cold request's first origin request should start, so that the one request that brings the

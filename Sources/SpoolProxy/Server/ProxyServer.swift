@@ -12,6 +12,7 @@ final class ProxyServer: Sendable {
     struct Accepted: Sendable {
         let connection: Connection
         let pace: ClientPace
+        let slices: SliceLedger
     }
 
     /// A connection that neither reads nor writes for this long is closed, so stalled clients give their
@@ -41,8 +42,11 @@ final class ProxyServer: Sendable {
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // First, so it sits next to the socket and counts the encoded bytes.
-                    let tracker = SentBytesTracker()
+                    let slices = SliceLedger()
+                    let tracker = SentBytesTracker(slices: slices)
                     try channel.pipeline.syncOperations.addHandler(tracker)
+                    // Once closed, nothing more is sent: slices that never reached the socket go back.
+                    channel.closeFuture.whenComplete { _ in slices.closeAndReleaseAll() }
                     // The protocol error handler answers malformed requests with 400 and closes.
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: true)
@@ -55,7 +59,7 @@ final class ProxyServer: Sendable {
                     let pace = ClientPace(
                         channel: channel, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop),
                         grace: .nanoseconds(Int64(max(0, responder.configuration.hangUpGrace) * 1e9)))
-                    return Accepted(connection: connection, pace: pace)
+                    return Accepted(connection: connection, pace: pace, slices: slices)
                 }
             }
         let server = ProxyServer(listener: listener, responder: responder)
@@ -85,7 +89,8 @@ final class ProxyServer: Sendable {
                         guard !registry.isStopping else { return accepted.connection.channel.close(promise: nil) }
                         let id = registry.nextID()
                         let task = Task { [responder] in
-                            await Self.serve(accepted.connection, pace: accepted.pace, with: responder)
+                            await Self.serve(
+                                accepted.connection, pace: accepted.pace, slices: accepted.slices, with: responder)
                             self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
                         }
                         registry.tasks[id] = task
@@ -101,7 +106,9 @@ final class ProxyServer: Sendable {
         }
     }
 
-    private static func serve(_ connection: Connection, pace: ClientPace, with responder: ProxyResponder) async {
+    private static func serve(
+        _ connection: Connection, pace: ClientPace, slices: SliceLedger, with responder: ProxyResponder
+    ) async {
         let channel = connection.channel
         await withTaskCancellationHandler {
             do {
@@ -112,7 +119,7 @@ final class ProxyServer: Sendable {
                         let keepAlive = head.isKeepAlive && !Task.isCancelled
                         try await responder.respond(
                             to: head, keepAlive: keepAlive,
-                            writer: ProxyOutbound(writer: outbound, eventLoop: channel.eventLoop), pace: pace)
+                            writer: ProxyOutbound(writer: outbound, channel: channel, slices: slices), pace: pace)
                         if !keepAlive { break }
                     }
                     // Half-close after the last response has been flushed, then wait for the client to close.

@@ -7,17 +7,28 @@ final class SentBytesTracker: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
+    private let slices: SliceLedger
     private var written: Int64 = 0
     private var accepted: Int64 = 0
     private var waiters: [(through: Int64, promise: EventLoopPromise<Void>)] = []
     private var closed = false
 
+    /// A tracker that also releases the file slices of `slices` once their regions are sent.
+    init(slices: SliceLedger) {
+        self.slices = slices
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let count = Int64(unwrapOutboundIn(data).readableBytes)
+        let part = unwrapOutboundIn(data)
+        let count = Int64(part.readableBytes)
         written += count
+        var release: (@Sendable () -> Void)?
+        if case .fileRegion(let region) = part { release = slices.takeRelease(of: region) }
         let done = promise ?? context.eventLoop.makePromise()
         // NIO completes write promises in the order of the writes, once the socket has taken their bytes.
         done.futureResult.assumeIsolated().whenComplete { result in
+            // Sent or failed, the region is done with: its slice goes back to the cache.
+            release?()
             switch result {
             case .success: self.didAccept(count)
             case .failure(let error): self.failWaiters(error)

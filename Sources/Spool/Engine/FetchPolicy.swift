@@ -104,7 +104,7 @@ public struct FetchPolicy: Sendable, Hashable {
 
     /// The most bytes handed out at once as a `FileSlice`: no buffer holds them, so a slice may be larger
     /// than a read chunk, and fewer slices cost fewer trips through the engine and the event loop.
-    var fileSliceSize: Int { max(readChunkSize, 1 << 20) }
+    var fileSliceSize: Int { max(readChunkSize, 4 << 20) }
 
     /// How far ahead of its reader a read's requests reach (`window`) and how large each new one is
     /// (`piece`), for a read that has consumed `consumed` bytes over `link`.

@@ -52,6 +52,11 @@ public final class NginxOrigin: Sendable {
         try? FileManager.default.removeItem(at: config.prefix)
     }
 
+    /// The master process's id (its worker is its child), while nginx runs.
+    public var processIdentifier: Int32? {
+        process.withLock { $0?.isRunning == true ? $0?.processIdentifier : nil }
+    }
+
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 

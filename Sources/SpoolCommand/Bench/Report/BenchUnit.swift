@@ -8,6 +8,7 @@ enum BenchUnit: String, Sendable, Codable {
     case ratio = "x"
     case count = "count"
     case requestsPerSecond = "req/s"
+    case secondsPerGigabyte = "s/GB"
 
     /// `figure` for the table.
     func format(_ figure: Double) -> String {
@@ -18,6 +19,7 @@ enum BenchUnit: String, Sendable, Codable {
         case .ratio: return String(format: "%.2f", figure)
         case .count: return String(format: "%.0f", figure)
         case .requestsPerSecond: return String(format: "%.0f/s", figure)
+        case .secondsPerGigabyte: return String(format: "%.3f s/GB", figure)
         }
     }
 

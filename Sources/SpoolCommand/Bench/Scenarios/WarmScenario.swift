@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTesting
 
 /// Scenarios 1 and 3a: a file already cached read whole through `spool serve`, and the first byte of a
 /// cached range, each against nginx serving the same file directly.
@@ -17,6 +18,10 @@ struct WarmScenario {
         var throughput = BenchRow(
             id: "1", title: "warm throughput: cached \(ByteCountText.format(rig.size(.throughput))) file, one client",
             unit: .bytesPerSecond, higherIsBetter: true, referenceName: "nginx direct", goal: .ratio(atLeast: 0.8))
+        var cpu = BenchRow(
+            id: "1b", title: "CPU per GB served warm: the server's user + system time in row 1's reads",
+            unit: .secondsPerGigabyte, higherIsBetter: false, referenceName: "nginx direct",
+            goal: .ratio(atMost: 1.5))
         var firstByte = BenchRow(
             id: "3a", title: "first byte, warm: 64 KiB range, new connection", unit: .seconds, higherIsBetter: false,
             referenceName: "nginx direct")
@@ -28,8 +33,16 @@ struct WarmScenario {
             let order = run % 2 == 0 ? [true, false] : [false, true]
             for viaSpool in order {
                 let url = viaSpool ? proxied : rig.directURL(.throughput)
+                // The server's own processes only: the client reading the bytes is the same for both.
+                let server = viaSpool ? server.process.pid : rig.origin.processIdentifier
+                let before = server.flatMap(ProcessCPU.seconds(ofProcessTree:))
                 let speed = try rig.throughput(url, expected: rig.size(.throughput))
+                let after = server.flatMap(ProcessCPU.seconds(ofProcessTree:))
                 if viaSpool { throughput.spool.append(speed) } else { throughput.reference.append(speed) }
+                if let before, let after {
+                    let perGigabyte = (after - before) / (Double(rig.size(.throughput)) / 1e9)
+                    if viaSpool { cpu.spool.append(perGigabyte) } else { cpu.reference.append(perGigabyte) }
+                }
             }
             firstByte.spool.append(try medianFirstByte(try server.url(for: rig.originURL(.firstByte))))
             firstByte.reference.append(try medianFirstByte(rig.directURL(.firstByte)))
@@ -39,7 +52,10 @@ struct WarmScenario {
             "origin bytes during the warm runs: \(fetched)"
             + (fetched == 0 ? " (all from the cache)" : " (NOT fully cached)")
         throughput.notes.append(check)
-        return [throughput, firstByte]
+        cpu.notes.append(
+            "CPU time: the run time of every thread of the server's processes (/proc/PID/task/*/schedstat), "
+                + "before and after each read; nginx: master and worker")
+        return [throughput, cpu, firstByte]
     }
 
     /// The median time to the first byte of `firstByteSamples` requests for the first 64 KiB.

@@ -13,8 +13,14 @@ struct EntryClaims: Equatable, Sendable {
     /// block, these claims win, since no checksum covers the union.
     func merged(with other: EntryClaims, length: Int64) -> EntryClaims {
         var result = self
+        // Only blocks where the other side has bytes this one lacks can change: where both hold the same
+        // bytes, or these claims hold more, they stay as they are. A process filling an entry alone finds
+        // no such block, and merging with its own last record costs nothing per block (it walked all 16,384
+        // blocks of a 1 GiB entry on every index write).
+        var extra = other.ranges
+        for range in ranges.ranges { extra.remove(range) }
         var blocks = Set<Int64>()
-        for range in other.ranges.ranges where !range.isEmpty {
+        for range in extra.ranges where !range.isEmpty {
             for block in BlockLayout.blocks(in: range) { blocks.insert(block) }
         }
         for block in blocks {

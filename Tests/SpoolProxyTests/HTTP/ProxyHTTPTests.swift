@@ -4,6 +4,10 @@ import SpoolProxy
 import SpoolTesting
 import XCTest
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// RFC 9110 behaviour of the proxy, checked with curl against an nginx origin.
 final class ProxyHTTPTests: XCTestCase {
     private let length: Int64 = 2 * 1024 * 1024 + 123
@@ -225,6 +229,55 @@ final class ProxyHTTPTests: XCTestCase {
         XCTAssertEqual(stayed.body, TestContent.generatedBytes(seed: seed, range: 0..<size))
         // One shared download: the origin sent the file about once, not once per client.
         XCTAssertLessThanOrEqual(Double(origin.bodyBytesSent), Double(size) * 1.05)
+        await proxy.stop()
+        await cache.close()
+    }
+
+    func testASlowClientsFileSliceIsRevokedWhenTheResourceChanges() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.serve(.generated(length: 8_000_000, seed: seed), at: "/clip.mp4", contentType: "video/mp4")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spool-proxy-revoke-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
+        let proxy = SpoolProxy(cache: cache)
+        try await proxy.start()
+        let url = try proxy.url(for: origin.url(for: "/clip.mp4"))
+        let cached = try await Curl.fetch(url, ["--range", "0-5999999"])
+        XCTAssertEqual(cached.body, TestContent.generatedBytes(seed: seed, range: 0..<6_000_000))
+
+        // A client that asks for the cached bytes and reads nothing: its first slice waits in the proxy.
+        let port = try XCTUnwrap(url.port)
+        let stalled = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: 30, bufferBytes: 16 * 1024)
+        defer { close(stalled) }
+        let request = "GET \(url.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-5999999\r\n\r\n"
+        XCTAssertEqual(POSIXSocket.sendAll(stalled, Data(request.utf8)), request.utf8.count)
+        try await Task.sleep(for: .milliseconds(300))
+
+        // A new version, found by a read of the bytes not cached: the old slice must not block it, and the
+        // file must not change under it while it is still being sent.
+        origin.serve(.generated(length: 8_000_001, seed: seed + 1), at: "/clip.mp4", contentType: "video/mp4")
+        _ = try await Curl.fetch(url, ["--range", "6000000-6999999", "--max-time", "20"])
+        let fresh = try await Curl.fetch(url, ["--max-time", "20"])
+        XCTAssertEqual(fresh.status, 200)
+        XCTAssertEqual(fresh.body, TestContent.generatedBytes(seed: seed + 1, range: 0..<8_000_001))
+
+        // The stalled client got a short body of the old version, never a byte of the new one.
+        let received = try await offPool { () -> Data in
+            var received = Data()
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while received.count < 7_000_000 {
+                let count = recv(stalled, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                received.append(contentsOf: buffer[0..<count])
+            }
+            return received
+        }
+        let headEnd = try XCTUnwrap(received.range(of: Data("\r\n\r\n".utf8))?.upperBound)
+        let body = received[headEnd...]
+        XCTAssertLessThan(body.count, 6_000_000, "the revoked response breaks off")
+        XCTAssertEqual(Data(body), TestContent.generatedBytes(seed: seed, range: 0..<Int64(body.count)))
         await proxy.stop()
         await cache.close()
     }

@@ -40,8 +40,9 @@ struct EngineState {
     }
 
     let policy: FetchPolicy
-    var info: ContentInfo?
-    var stored: ByteRangeSet
+    private(set) var info: ContentInfo?
+    /// The bytes on disk, as the driver reports them (`gained`, `lost`).
+    private(set) var stored: ByteRangeSet
     /// Increases whenever stored bytes are dropped because the resource changed.
     private(set) var generation = 0
     private(set) var fetches: [Int: Fetch] = [:]
@@ -266,6 +267,28 @@ struct EngineState {
         if range.lowerBound <= fetch.position { fetch.position = max(fetch.position, range.upperBound) }
         fetches[id] = fetch
         return fetch.position < fetch.end
+    }
+
+    /// Takes in content information the origin gave outside any running request (its own call, for an origin
+    /// that cannot read before it is known); returns whether the state changed. Once known, it changes only
+    /// with a response (`absorb`).
+    mutating func learn(_ discovered: ContentInfo) -> Bool {
+        guard info == nil else { return false }
+        info = discovered
+        return true
+    }
+
+    /// Records bytes that reached the disk outside `didStore`: blocks written before a write failed, or
+    /// another process's claims merged in.
+    mutating func gained(_ ranges: ByteRangeSet) {
+        guard let info else { return }
+        for range in ranges.ranges { stored.insert(range.clamped(to: 0..<info.length)) }
+    }
+
+    /// Records bytes no longer on disk (found damaged, or given up for eviction): readers that need them
+    /// fetch them again.
+    mutating func lost(_ ranges: [Range<Int64>]) {
+        for range in ranges { stored.remove(range) }
     }
 
     /// Ends request `id`; with `failure`, every reader that needed it fails with that error.

@@ -224,11 +224,16 @@ extension ResourceEngine {
                     let file = try inner.openFile(environment, key: key)
                     let salt = inner.salt(key: key)
                     var found: [Range<Int64>] = []
+                    // The file says block by block what it now holds, even when it fails half-way; the state
+                    // learns the difference.
+                    let before = inner.state.stored
+                    var present = before
+                    defer { reportDiskChange(from: before, to: present, in: &inner) }
                     for part in parts {
                         let start = chunk.startIndex + Int(part.lowerBound - offset)
                         let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
                         found += try file.write(
-                            bytes, at: part.lowerBound, present: &inner.state.stored, edges: &inner.edgeSums,
+                            bytes, at: part.lowerBound, present: &present, edges: &inner.edgeSums,
                             trusted: &inner.trusted, hashers: &inner.hashers, length: inner.state.info?.length ?? 0,
                             salt: salt)
                     }
@@ -269,6 +274,16 @@ extension ResourceEngine {
             if result.flushDue { flushSoon() }
             return result.more
         }
+    }
+
+    /// Tells the state what a write did to the bytes on disk: `before` became `after`.
+    private func reportDiskChange(from before: ByteRangeSet, to after: ByteRangeSet, in inner: inout Inner) {
+        var gained = after
+        var lost = before
+        for range in before.ranges { gained.remove(range) }
+        for range in after.ranges { lost.remove(range) }
+        inner.state.lost(lost.ranges)
+        inner.state.gained(gained)
     }
 
     func finishFetch(_ id: Int, failure: (any Error)?) {

@@ -96,13 +96,14 @@ extension ResourceEngine {
         let merged = EntryClaims(ranges: inner.state.stored, edges: inner.edgeSums)
             .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: info.length)
         guard merged.ranges != inner.state.stored else { return false }
-        // Bytes this process has not checked make their blocks unchecked again.
+        // Merging only adds (a side's bytes are replaced only by a side that holds them all). Bytes this
+        // process has not checked make their blocks unchecked again.
         var added = merged.ranges
         for range in inner.state.stored.ranges { added.remove(range) }
         for range in added.ranges {
             for block in BlockLayout.blocks(in: range) { inner.trusted.remove(block) }
         }
-        inner.state.stored = merged.ranges
+        inner.state.gained(added)
         inner.edgeSums = merged.edges
         inner.hashers.removeAll()
         return true
@@ -199,7 +200,7 @@ extension ResourceEngine {
                 inner.trusted.remove(block)
                 inner.hashers[block] = nil
             }
-            inner.state.stored.remove(range)
+            inner.state.lost([range])
             try? inner.file?.discard(range)
             inner.distrusted.insert(range)
         }

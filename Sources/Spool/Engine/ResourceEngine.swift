@@ -127,10 +127,7 @@ final class ResourceEngine: Sendable {
             let fetched = try await task!.value
             let info = inner.withLock { inner -> ContentInfo in
                 inner.infoTask = nil
-                if inner.state.info == nil {
-                    inner.state.info = fetched
-                    inner.dirty = true
-                }
+                if inner.state.learn(fetched) { inner.dirty = true }
                 return inner.state.info!
             }
             // In the background: the first GET's bytes may already be written, and syncing them here (tens of

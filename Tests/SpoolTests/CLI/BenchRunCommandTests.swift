@@ -6,7 +6,9 @@ import XCTest
 /// and ffmpeg in seconds (the figures mean nothing at that size), and the table and the JSON both hold every
 /// scenario with numbers. The two-minute `--quick` mode is for people, not for CI.
 final class BenchRunCommandTests: XCTestCase {
-    private let scenarios = ["1", "2a", "2b", "3a", "3b", "3c", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c", "8"]
+    private let scenarios = [
+        "1", "1b", "2a", "2b", "3a", "3b", "3c", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c", "8",
+    ]
 
     func testTinyRunPrintsEveryScenarioWithNumbersAndWritesTheSameAsJSON() throws {
         let directory = try makeTemporaryDirectory()
@@ -47,6 +49,9 @@ final class BenchRunCommandTests: XCTestCase {
         // Throughput rows carry both sides and a ratio.
         let warm = try XCTUnwrap(entries.first { $0["id"] as? String == "1" })
         XCTAssertGreaterThan(warm["ratio"] as? Double ?? 0, 0)
+        // CPU per GB: both servers' time was measured.
+        let cpu = try XCTUnwrap(entries.first { $0["id"] as? String == "1b" })
+        XCTAssertGreaterThan(cpu["ratio"] as? Double ?? 0, 0)
     }
 
     func testTinyLinkRunComparesSpoolWithReadingAcrossTheLinkDirectly() throws {

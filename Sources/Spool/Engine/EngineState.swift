@@ -9,6 +9,23 @@ struct EngineState {
         /// Runs to its end even when every reader leaves: the first request of a resource, sent before anyone
         /// could say what it needs, whose bytes the next request of a player almost always starts on.
         var outlivesReaders = false
+        /// Failures since the last one after which bytes arrived.
+        var failuresInARow = 0
+        /// When bytes last arrived, or the request started (monotonic seconds).
+        var lastProgress: Double = 0
+    }
+
+    /// What the driver does after a request failed.
+    enum FailureVerdict {
+        /// The request was cancelled: it ends, and its readers carry on (they may start others).
+        case stop
+        /// Send it again from its first missing byte after this many seconds.
+        case retry(after: Double)
+        /// It ended for good; its readers fail with the error.
+        case fail(any Error)
+        /// The resource's length changed: every stored byte was dropped (the driver empties the entry) and
+        /// these other requests are to be cancelled; readers of old bytes fail with `resourceChanged`.
+        case newVersion(cancel: [Int])
     }
 
     /// A reader of the resource.
@@ -93,7 +110,8 @@ struct EngineState {
     ) -> Step {
         guard let reader = readers[id] else { return .fail(CancellationError()) }
         guard let info, let end = end(of: id) else {
-            return .fail(SpoolError.invalidResponse("no content information"))
+            // Unknown again after a new version dropped it: the failure that said so.
+            return .fail(reader.failure ?? SpoolError.invalidResponse("no content information"))
         }
         if let delivered = reader.generation, delivered != generation { return .fail(SpoolError.resourceChanged) }
         if position > info.length {
@@ -289,6 +307,47 @@ struct EngineState {
     /// fetch them again.
     mutating func lost(_ ranges: [Range<Int64>]) {
         for range in ranges { stored.remove(range) }
+    }
+
+    /// Records that request `id` started running at `now`: silence is counted from there until bytes come.
+    mutating func fetchStarted(_ id: Int, at now: Double) {
+        fetches[id]?.lastProgress = now
+    }
+
+    /// Decides what follows the failure of request `id` with `error` at `now`: `progressed` says whether bytes
+    /// arrived since it was last sent, `cancelled` whether its task was cancelled. A request that ends here
+    /// is finished (see `finishFetch`).
+    ///
+    /// Failures that say the link went silent (a stall, a timeout) are retried for `outageTolerance` since
+    /// the last byte; others `retryLimit` times in a row without a byte. An answer "416, the length is now N"
+    /// with another N is a new version.
+    mutating func fetchFailed(
+        _ id: Int, error: any Error, progressed: Bool, cancelled: Bool, at now: Double
+    ) -> FailureVerdict {
+        guard var fetch = fetches[id], !cancelled, !(error is CancellationError) else {
+            finishFetch(id, failure: nil)
+            return .stop
+        }
+        if case .rangeNotSatisfiable(_, let length) = error as? SpoolError, length != info?.length {
+            let others = dropVersion().filter { $0 != id }
+            for reader in fetch.interested { readers[reader]?.failure = SpoolError.resourceChanged }
+            return .newVersion(cancel: others)
+        }
+        if progressed {
+            fetch.failuresInARow = 1
+            fetch.lastProgress = now
+        } else {
+            fetch.failuresInARow += 1
+        }
+        fetches[id] = fetch
+        guard
+            policy.retries(
+                after: error, failuresInARow: fetch.failuresInARow, silentFor: now - fetch.lastProgress)
+        else {
+            finishFetch(id, failure: error)
+            return .fail(error)
+        }
+        return .retry(after: policy.retryWait(attempt: fetch.failuresInARow))
     }
 
     /// Ends request `id`; with `failure`, every reader that needed it fails with that error.

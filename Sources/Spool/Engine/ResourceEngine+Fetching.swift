@@ -60,16 +60,14 @@ extension ResourceEngine {
     /// Runs request `id` until it has delivered its range, is cancelled or fails for good; `opened` is its
     /// response when it was sent before the engine knew the resource (see `discoverContentInfo`).
     ///
-    /// A response that delivers nothing for `stallTimeout` is dropped and the request sent again from its
-    /// first missing byte. Failures that say the link went silent (a stall, a timeout) are retried for
-    /// `outageTolerance` since the last byte; others `retryLimit` times in a row without a byte.
+    /// A response that delivers nothing for `stallTimeout` is dropped; what follows a failure (another try,
+    /// the end, a new version) is the state's decision (`EngineState.fetchFailed`).
     func runFetch(_ id: Int, opened: OriginReadResponse? = nil) async {
         var opened = opened
         // Whether a request is out, for the link monitor's count of connections; the first response's
         // request was counted when `discoverContentInfo` sent it.
         var sending = opened != nil
-        var failuresInARow = 0
-        var lastProgress = LinkMonitor.now
+        inner.withLock { $0.state.fetchStarted(id, at: LinkMonitor.now) }
         while true {
             let next = inner.withLock { inner in
                 inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
@@ -107,27 +105,28 @@ extension ResourceEngine {
             } catch {
                 if sending { environment.link.requestEnded(url, reusable: false) }
                 sending = false
-                if error is CancellationError || Task.isCancelled { return finishFetch(id, failure: nil) }
-                if case .rangeNotSatisfiable(_, let length) = error as? SpoolError,
-                    length != inner.withLock({ $0.state.info?.length })
-                {
+                let (progressed, cancelled) = (progress.withLock { $0 }, Task.isCancelled)
+                let verdict = inner.withLock {
+                    $0.state.fetchFailed(
+                        id, error: error, progressed: progressed, cancelled: cancelled, at: LinkMonitor.now)
+                }
+                switch verdict {
+                case .stop:
+                    return fetchEnded(id)
+                case .fail:
+                    return fetchEnded(id)
+                case .newVersion(let others):
                     // The resource shrank or grew: nothing stored can be trusted to match it.
-                    dropStoredVersion(exceptFetch: id)
-                    return finishFetch(id, failure: SpoolError.resourceChanged)
-                }
-                let now = LinkMonitor.now
-                if progress.withLock({ $0 }) {
-                    failuresInARow = 1
-                    lastProgress = now
-                } else {
-                    failuresInARow += 1
-                }
-                guard policy.retries(after: error, failuresInARow: failuresInARow, silentFor: now - lastProgress) else {
-                    return finishFetch(id, failure: error)
-                }
-                let delay = policy.retryWait(attempt: failuresInARow)
-                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
-                    return finishFetch(id, failure: nil)
+                    let cancelled = inner.withLock { inner in
+                        try? persistEmptyVersion(&inner)
+                        return others.compactMap { inner.tasks[$0] }
+                    }
+                    for task in cancelled { task.cancel() }
+                    return fetchEnded(id)
+                case .retry(let delay):
+                    do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
+                        return finishFetch(id, failure: nil)
+                    }
                 }
             }
         }
@@ -290,6 +289,11 @@ extension ResourceEngine {
         inner.withLock { inner in
             inner.state.finishFetch(id, failure: failure)
         }
+        fetchEnded(id)
+    }
+
+    /// Forgets the task of request `id`, which the state has finished; wakes its readers.
+    private func fetchEnded(_ id: Int) {
         flushSoon()
         let idle = inner.withLock { inner in
             inner.tasks[id] = nil

@@ -150,14 +150,10 @@ extension ResourceEngine {
 
     /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
     func removeAll() {
-        dropStoredVersion(exceptFetch: nil)
-    }
-
-    func dropStoredVersion(exceptFetch id: Int?) {
         let cancelled = inner.withLock { inner in
             let ids = inner.state.dropVersion()
             try? persistEmptyVersion(&inner)
-            return ids.filter { $0 != id }.compactMap { inner.tasks[$0] }
+            return ids.compactMap { inner.tasks[$0] }
         }
         for task in cancelled { task.cancel() }
         notifyReaders()

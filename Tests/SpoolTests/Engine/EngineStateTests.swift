@@ -1,0 +1,238 @@
+import Foundation
+import XCTest
+
+@testable import Spool
+
+/// The decisions of `EngineState` alone, without disk or network: what follows a failure, a new version, a
+/// response that ignores the range, bytes gained or lost, readers that leave. Table-driven: each row is a
+/// situation and the decision it must produce.
+final class EngineStateTests: XCTestCase {
+    private let policy = FetchPolicy(retryLimit: 3, retryDelay: 0.1, maximumRetryDelay: 0.5, outageTolerance: 12)
+    private let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
+
+    /// A state with a known resource, one reader at 0 and the requests its first step started.
+    private func waitingReader(length: Int64 = 1_000_000, stored: ByteRangeSet = ByteRangeSet()) -> (
+        state: EngineState, reader: Int, fetches: [Int]
+    ) {
+        var state = EngineState(policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""), stored: stored)
+        let reader = state.addReader(requestedEnd: nil)
+        guard case .wait(let started) = state.step(reader: reader, position: 0, link: link) else {
+            XCTFail("a reader of bytes not stored waits for requests")
+            return (state, reader, [])
+        }
+        return (state, reader, started.map(\.id))
+    }
+
+    private enum Expected: Equatable {
+        case stop
+        case retry(after: Double)
+        case fail, newVersion
+    }
+
+    private func kind(_ verdict: EngineState.FailureVerdict) -> Expected {
+        switch verdict {
+        case .stop: return .stop
+        case .retry(let delay): return .retry(after: delay)
+        case .fail: return .fail
+        case .newVersion: return .newVersion
+        }
+    }
+
+    func testWhatFollowsAFailedRequest() {
+        // Each row: failures of the first request, in order (error, bytes arrived since last sent, seconds
+        // since it started), and the verdict of each.
+        typealias Failure = (error: any Error, progressed: Bool, at: Double)
+        let cases: [(name: String, failures: [Failure], verdicts: [Expected])] = [
+            (
+                "a transient failure is retried with growing waits, then ends after retryLimit in a row",
+                [
+                    (SpoolError.network("reset"), false, 0.1), (SpoolError.network("reset"), false, 0.3),
+                    (SpoolError.network("reset"), false, 0.6), (SpoolError.network("reset"), false, 1.0),
+                ],
+                [.retry(after: 0.1), .retry(after: 0.2), .retry(after: 0.4), .fail]
+            ),
+            (
+                "bytes between failures reset the count: a flaky link never exhausts its retries",
+                [
+                    (SpoolError.httpStatus(503), false, 0.1), (SpoolError.httpStatus(503), false, 0.3),
+                    (SpoolError.httpStatus(503), false, 0.6),
+                    (SpoolError.truncatedBody(expected: 9, received: 4), true, 1),
+                    (SpoolError.network("reset"), false, 1.2),
+                ],
+                [.retry(after: 0.1), .retry(after: 0.2), .retry(after: 0.4), .retry(after: 0.1), .retry(after: 0.2)]
+            ),
+            (
+                "a silent link is waited out for outageTolerance since the last byte, however many tries",
+                [
+                    (SpoolError.timedOut, false, 2), (SpoolError.timedOut, false, 4.1),
+                    (SpoolError.timedOut, false, 6.6),
+                    (SpoolError.timedOut, false, 9.1), (SpoolError.timedOut, false, 11.6),
+                    (SpoolError.timedOut, false, 14.1),
+                ],
+                [
+                    .retry(after: 0.1), .retry(after: 0.2), .retry(after: 0.4), .retry(after: 0.5), .retry(after: 0.5),
+                    .fail,
+                ]
+            ),
+            (
+                "a client error is final at once",
+                [(SpoolError.httpStatus(404), false, 0.1)], [.fail]
+            ),
+            (
+                "416 with the known length is not a new version: it fails as it is",
+                [(SpoolError.rangeNotSatisfiable(requested: 5, length: 1_000_000), false, 0.1)], [.fail]
+            ),
+            (
+                "416 with another length is a new version",
+                [(SpoolError.rangeNotSatisfiable(requested: 5, length: 999_999), false, 0.1)], [.newVersion]
+            ),
+            (
+                "a cancelled request stops without failing anyone",
+                [(CancellationError(), false, 0.1)], [.stop]
+            ),
+        ]
+        for test in cases {
+            var (state, _, fetches) = waitingReader()
+            let id = fetches[0]
+            state.fetchStarted(id, at: 0)
+            var verdicts: [Expected] = []
+            for failure in test.failures {
+                let verdict = state.fetchFailed(
+                    id, error: failure.error, progressed: failure.progressed, cancelled: false, at: failure.at)
+                verdicts.append(kind(verdict))
+            }
+            XCTAssertEqual(verdicts, test.verdicts, test.name)
+        }
+    }
+
+    func testAFinalFailureFailsItsReadersAndOnlyThem() {
+        var (state, reader, fetches) = waitingReader()
+        let bystander = state.addReader(requestedEnd: nil)
+        // The bystander reads elsewhere, on its own request.
+        guard case .wait(let own) = state.step(reader: bystander, position: 800_000, link: link), !own.isEmpty else {
+            return XCTFail("a reader far ahead starts its own request")
+        }
+        _ = state.fetchFailed(fetches[0], error: SpoolError.httpStatus(404), progressed: false, cancelled: false, at: 1)
+        guard case .fail(SpoolError.httpStatus(404)) = state.step(reader: reader, position: 0, link: link) else {
+            return XCTFail("the reader that waited on the failed request fails with its error")
+        }
+        guard case .wait = state.step(reader: bystander, position: 800_000, link: link) else {
+            return XCTFail("a reader on another request carries on")
+        }
+    }
+
+    func testANewVersionDropsEverythingAndFailsReadersOfOldBytes() {
+        var state = EngineState(
+            policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([0..<100_000]))
+        let waiting = state.addReader(requestedEnd: nil)
+        guard case .wait(let elsewhere) = state.step(reader: waiting, position: 500_000, link: link) else {
+            return XCTFail()
+        }
+        let fetches = elsewhere.map(\.id)
+        // This reader has delivered old bytes.
+        let old = state.addReader(requestedEnd: nil)
+        guard case .read(_, let generation) = state.step(reader: old, position: 0, link: link) else {
+            return XCTFail("stored bytes are read")
+        }
+        state.markDelivered(reader: old, generation: generation)
+        guard case .wait(let started) = state.step(reader: old, position: 100_000, link: link) else {
+            return XCTFail()
+        }
+        let ids = Set(fetches + started.map(\.id))
+        let verdict = state.fetchFailed(
+            started[0].id, error: SpoolError.rangeNotSatisfiable(requested: 100_000, length: 50_000),
+            progressed: false, cancelled: false, at: 1)
+        guard case .newVersion(let cancel) = verdict else { return XCTFail("expected a new version") }
+        XCTAssertEqual(Set(cancel), ids.subtracting([started[0].id]), "every other request is cancelled")
+        XCTAssertTrue(state.stored.isEmpty)
+        XCTAssertNil(state.info, "the new version's information comes with the next response")
+        XCTAssertEqual(state.generation, generation + 1)
+        guard case .fail(SpoolError.resourceChanged) = state.step(reader: old, position: 100_000, link: link) else {
+            return XCTFail("a reader that delivered old bytes cannot go on with new ones")
+        }
+    }
+
+    func testResponsesAreTakenInByVersion() {
+        let cases: [(name: String, answer: ContentInfo, servedFrom: Int64, dropsStored: Bool, acceptsRanges: Bool)] = [
+            ("same version, range honoured", ContentInfo(length: 1_000_000, entityTag: "\"v1\""), 0, false, true),
+            (
+                "same version, range ignored: the origin cannot serve ranges",
+                ContentInfo(length: 1_000_000, entityTag: "\"v1\""), -1, false, false
+            ),
+            ("another entity tag", ContentInfo(length: 1_000_000, entityTag: "\"v2\""), 0, true, true),
+            ("another length", ContentInfo(length: 1_000_001, entityTag: "\"v1\""), 0, true, true),
+        ]
+        for test in cases {
+            var (state, _, _) = waitingReader(stored: ByteRangeSet([600_000..<700_000]))
+            let reader = state.addReader(requestedEnd: nil)
+            guard case .wait(let started) = state.step(reader: reader, position: 500_000, link: link) else {
+                return XCTFail(test.name)
+            }
+            let request = started[0]
+            let offset = test.servedFrom < 0 ? 0 : request.range.lowerBound
+            let cancelled = state.absorb(
+                test.answer, servedFrom: offset, requested: request.range.lowerBound, fetch: request.id)
+            XCTAssertEqual(cancelled != nil, test.dropsStored, test.name)
+            XCTAssertEqual(state.stored.isEmpty, test.dropsStored, test.name)
+            XCTAssertEqual(state.info?.acceptsRanges, test.acceptsRanges, test.name)
+            XCTAssertEqual(state.remaining(of: request.id) != nil, true, "\(test.name): the answering request runs on")
+        }
+    }
+
+    func testTheDiskReportsWhatItGainedAndLost() {
+        var (state, reader, fetches) = waitingReader()
+        XCTAssertTrue(state.didStore(0..<40_000, fetch: fetches[0]))
+        // Another process's claims merged in, beyond the resource's end clamped away.
+        state.gained(ByteRangeSet([40_000..<60_000, 990_000..<1_200_000]))
+        XCTAssertEqual(state.stored.ranges, [0..<60_000, 990_000..<1_000_000])
+        guard case .read(let range, _) = state.step(reader: reader, position: 0, link: link) else {
+            return XCTFail("stored bytes are read")
+        }
+        XCTAssertEqual(range, 0..<60_000)
+        // Damage found in the middle: readers that need it wait for it again.
+        state.lost([16_384..<32_768])
+        guard case .read(let shorter, _) = state.step(reader: reader, position: 0, link: link) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(shorter, 0..<16_384)
+        guard case .wait = state.step(reader: reader, position: 16_384, link: link) else {
+            return XCTFail("lost bytes are waited for (a running request covers them)")
+        }
+    }
+
+    func testContentInformationIsLearnedOnceAndReadsAreCappedByTheirLimit() {
+        var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
+        XCTAssertTrue(state.learn(ContentInfo(length: 10_000_000)))
+        XCTAssertFalse(state.learn(ContentInfo(length: 5)), "a discovery call never replaces known information")
+        XCTAssertEqual(state.info?.length, 10_000_000)
+        state.gained(ByteRangeSet([0..<10_000_000]))
+        let reader = state.addReader(requestedEnd: nil)
+        let cases: [(limit: Int64?, expected: Range<Int64>)] = [
+            (nil, 0..<Int64(policy.readChunkSize)), (4 << 20, 0..<(4 << 20)), (100, 0..<100),
+        ]
+        for test in cases {
+            guard case .read(let range, _) = state.step(reader: reader, position: 0, link: link, readLimit: test.limit)
+            else { return XCTFail() }
+            XCTAssertEqual(range, test.expected, "limit \(String(describing: test.limit))")
+        }
+    }
+
+    func testRequestsOnlyALeavingReaderNeededAreCancelled() {
+        var (state, reader, fetches) = waitingReader()
+        let other = state.addReader(requestedEnd: nil)
+        // It joins the first reader's requests, and may add one further ahead.
+        guard case .wait(let added) = state.step(reader: other, position: 10_000, link: link) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(state.removeReader(reader), [], "requests another reader needs keep running")
+        XCTAssertEqual(
+            Set(state.removeReader(other)), Set(fetches + added.map(\.id)), "the last reader out cancels them")
+        // The first request of a resource, sent before anyone could say what it needs, runs on.
+        var fresh = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
+        let (first, _) = fresh.openDiscovered(ContentInfo(length: 1_000_000), servedFrom: 0, requested: 0..<300_000)
+        let lone = fresh.addReader(requestedEnd: nil)
+        _ = fresh.step(reader: lone, position: 0, link: link)
+        XCTAssertFalse(fresh.removeReader(lone).contains(first))
+        XCTAssertNotNil(fresh.remaining(of: first))
+    }
+}

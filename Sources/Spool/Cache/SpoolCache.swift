@@ -22,6 +22,7 @@ public final class SpoolCache: Sendable {
     private let problems: ProblemReporter
     private let evictor: Evictor
     private let linkMonitor = LinkMonitor()
+    private let checked = CheckedBlocks()
 
     /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
     /// reads the index records to apply them.
@@ -119,6 +120,7 @@ public final class SpoolCache: Sendable {
         let key = key(for: resource)
         engines.withLock { $0[key] }?.removeAll()
         store.remove(key: key)
+        checked.forget(key: key)
     }
 
     /// Deletes the entry of the resource at `url`.
@@ -131,6 +133,7 @@ public final class SpoolCache: Sendable {
         for key in store.keys() {
             engines.withLock { $0[key] }?.removeAll()
             store.remove(key: key)
+            checked.forget(key: key)
         }
     }
 
@@ -185,7 +188,9 @@ public final class SpoolCache: Sendable {
                     engines[key] = nil
                     open.close()
                 }
-                return store.removeIfUnused(key: key)
+                guard store.removeIfUnused(key: key) else { return false }
+                checked.forget(key: key)
+                return true
             }
         }
     }
@@ -236,7 +241,7 @@ public final class SpoolCache: Sendable {
     private var environment: EngineEnvironment {
         EngineEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
-            problems: problems, link: linkMonitor
+            problems: problems, link: linkMonitor, checked: checked
         ) { [weak self] bytes in
             guard let self, self.evictor.noteWritten(bytes) else { return }
             self.enforceLimits()

@@ -10,6 +10,8 @@ struct EngineEnvironment: Sendable {
     let problems: ProblemReporter
     /// The links to origin hosts as measured so far, shared by every resource of the cache.
     let link: LinkMonitor
+    /// The blocks checked in this process, kept across an entry's close and reopening.
+    let checked: CheckedBlocks
     /// Told how many bytes an engine just stored, so limits are enforced as data is written.
     let didWrite: @Sendable (Int64) -> Void
 }

@@ -66,6 +66,35 @@ final class FileSliceTests: XCTestCase {
         XCTAssertEqual(first, content.prefix(first.count))
     }
 
+    func testBlocksCheckedBeforeAnEntryClosedStayCheckedWhenItReopens() async throws {
+        let content = randomBytes(count: 600_000, seed: 17)
+        let origin = SDKOrigin(content: content)
+        let cache = try makeCache(origin)
+        _ = try await collect(cache.read(url))
+        // Closing the cache closes every entry; the next read opens them again.
+        await cache.close()
+        do {
+            var iterator = cache.read(url).makeAsyncIterator()
+            guard case .file(let slice)? = try await iterator.nextPart(revoke: {}) else {
+                return XCTFail("blocks checked in this process are lent again without reading them first")
+            }
+            XCTAssertEqual(try readAndClose(slice), content.prefix(slice.count))
+            slice.release()
+        }
+        // Removed here, then stored again by another cache on the directory (another process): nothing of
+        // what this one checked before applies to the new files.
+        await cache.close()
+        cache.remove(url)
+        let other = try makeCache(origin)
+        _ = try await collect(other.read(url))
+        await other.close()
+        var again = cache.read(url).makeAsyncIterator()
+        guard case .bytes(let checked)? = try await again.nextPart(revoke: {}) else {
+            return XCTFail("bytes this process never wrote or checked are read and checked first")
+        }
+        XCTAssertEqual(checked, content.prefix(checked.count))
+    }
+
     func testEncryptedCachesNeverLendSlices() async throws {
         let content = randomBytes(count: 800_000, seed: 13)
         let cache = try makeCache(SDKOrigin(content: content), key: Data(repeating: 7, count: 32))

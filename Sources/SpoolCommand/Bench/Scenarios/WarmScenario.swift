@@ -7,10 +7,18 @@ struct WarmScenario {
     let rig: BenchRig
     let server: SpoolServer
 
-    /// Reads the files once through the proxy so that they are cached; not measured.
+    /// Reads the files once through the proxy so that they are cached; not measured. Returns once the
+    /// server has finished what the download left (index writes, syncs), so the CPU figures count reads only.
     func prime() throws {
         for file in [BenchRig.File.throughput, .firstByte] {
             _ = try rig.curl.get(try server.url(for: rig.originURL(file)), expectedBytes: rig.size(file))
+        }
+        var last = ProcessCPU.seconds(ofProcessTree: server.process.pid) ?? 0
+        for _ in 0..<30 {
+            Thread.sleep(forTimeInterval: 0.1)
+            let now = ProcessCPU.seconds(ofProcessTree: server.process.pid) ?? 0
+            if now - last < 0.001 { return }
+            last = now
         }
     }
 

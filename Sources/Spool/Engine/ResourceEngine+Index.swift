@@ -103,6 +103,7 @@ extension ResourceEngine {
         for range in added.ranges {
             for block in BlockLayout.blocks(in: range) { inner.trusted.remove(block) }
         }
+        inner.revisions &+= 1
         inner.state.gained(added)
         inner.edgeSums = merged.edges
         inner.hashers.removeAll()
@@ -175,6 +176,7 @@ extension ResourceEngine {
             inner.file = nil
             inner.truncatePending = false
         }
+        inner.revisions &+= 1
         inner.blockUse.removeAll()
         inner.edgeSums.removeAll()
         inner.trusted.removeAll()
@@ -190,6 +192,7 @@ extension ResourceEngine {
     /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are cleared, readers that need
     /// them fetch them again.
     func forget(_ ranges: [Range<Int64>], in inner: inout Inner) {
+        inner.revisions &+= 1
         for range in ranges where !range.isEmpty {
             for block in BlockLayout.blocks(in: range) {
                 inner.edgeSums[block] = nil

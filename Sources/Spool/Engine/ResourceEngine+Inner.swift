@@ -40,6 +40,9 @@ extension ResourceEngine {
         /// The running checksums of the partial blocks this engine is filling; any other change to a block's
         /// stored bytes drops its entry.
         var hashers: [Int64: BlockHasher] = [:]
+        /// Counts the changes that can invalidate a read done off the lock: stored bytes discarded (damage,
+        /// eviction, a new version) and another process's bytes adopted into blocks checked here.
+        var revisions: UInt64 = 0
         /// Bytes found damaged here: never taken back from another process's record, or a reader could go
         /// round between adopting and rejecting them.
         var distrusted = ByteRangeSet()

@@ -85,41 +85,26 @@ extension ResourceEngine {
             case .fail(let error):
                 throw error
             case .read(let range, let generation):
-                let outcome = inner.withLock { inner -> Result<StreamPart?, any Error> in
+                // A slice lent, or the plan of a read that happens off the lock.
+                let prepared = inner.withLock { inner -> Result<PreparedRead?, any Error> in
                     guard inner.state.generation == generation, inner.state.stored.contains(range) else {
                         return .success(nil)
                     }
-                    do {
+                    return Result {
                         if let revoke, slicing, let slice = try lendSlice(of: range, revoke: revoke, in: &inner) {
                             delivered(slice.offset..<(slice.offset + Int64(slice.count)), to: id, in: &inner)
-                            return .success(.file(slice))
+                            return .lent(slice)
                         }
-                        // Read and verified under the lock, so no write can extend a block between the two.
                         let read =
                             range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
-                        let file = try inner.openFile(environment, key: key)
-                        let data = try file.read(
-                            read, present: inner.state.stored, edges: inner.edgeSums, trusted: &inner.trusted,
-                            length: inner.state.info?.length ?? 0, salt: inner.salt(key: key))
-                        delivered(read, to: id, in: &inner)
-                        return .success(.bytes(data))
-                    } catch let damage as BlockDamage {
-                        forget(damage.ranges, in: &inner)
-                        return .failure(damage)
-                    } catch {
-                        return .failure(error)
+                        return .planned(try planRead(of: read, in: &inner))
                     }
                 }
-                switch outcome {
-                case .success(let part?): return part
-                case .success(nil): continue
-                case .failure(let damage as BlockDamage):
-                    for range in damage.ranges {
-                        environment.problems.report(
-                            .corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))
-                    }
-                    notifyReaders()
-                case .failure(let error): throw error
+                switch try prepared.get() {
+                case nil: continue
+                case .lent(let slice)?: return .file(slice)
+                case .planned(let plan)?:
+                    if let data = try await perform(plan, for: id) { return .bytes(data) }
                 }
             case .wait:
                 if priority == .playback { gate.playbackWaits() }
@@ -130,7 +115,7 @@ extension ResourceEngine {
     }
 
     /// Records that reader `id` delivered `range`, of the current version.
-    private func delivered(_ range: Range<Int64>, to id: Int, in inner: inout Inner) {
+    func delivered(_ range: Range<Int64>, to id: Int, in inner: inout Inner) {
         inner.state.markDelivered(reader: id, generation: inner.state.generation)
         inner.readerPositions[id] = range.upperBound
         let now = environment.clock()

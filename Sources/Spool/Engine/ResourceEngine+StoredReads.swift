@@ -1,0 +1,82 @@
+import Foundation
+
+/// Reading stored bytes into memory: planned under the entry's lock, read and verified off it (on
+/// `BlockingIO`), kept only if nothing was discarded meanwhile.
+///
+/// Stored bytes of a version are written once and never change, so bytes read for ranges that were stored
+/// when the read was planned match the checksums of that moment, even while a download extends the same
+/// blocks. Only a discard (damage, eviction, a new version) can change them, and only bytes adopted from
+/// another process can make a checked block hold unchecked bytes: `revisions` counts both, and a read that
+/// overlapped one is done again rather than trusted or reported damaged.
+extension ResourceEngine {
+    /// What reading `range` needs, taken under the lock.
+    struct StoredRead: Sendable {
+        let file: BlockFile
+        let range: Range<Int64>
+        let present: ByteRangeSet
+        let edges: EdgeSums
+        let trusted: Set<Int64>
+        let length: Int64
+        let salt: Data
+        let revisions: UInt64
+        let generation: Int
+    }
+
+    /// How a reader's next stored bytes come: a slice lent, or a read planned.
+    enum PreparedRead {
+        case lent(FileSlice)
+        case planned(StoredRead)
+    }
+
+    /// The plan for reading `range` (stored, of the current version), with the entry's lock held.
+    func planRead(of range: Range<Int64>, in inner: inout Inner) throws -> StoredRead {
+        let blocks = Set(BlockLayout.blocks(in: range))
+        return StoredRead(
+            file: try inner.openFile(environment, key: key), range: range, present: inner.state.stored,
+            edges: inner.edgeSums.filter { blocks.contains($0.key) }, trusted: inner.trusted.intersection(blocks),
+            length: inner.state.info?.length ?? 0, salt: inner.salt(key: key), revisions: inner.revisions,
+            generation: inner.state.generation)
+    }
+
+    /// Reads and verifies the planned bytes off the lock; returns them once recorded as delivered to reader
+    /// `id`, or `nil` when a discard overlapped the read (the caller steps again).
+    func perform(_ plan: StoredRead, for id: Int) async throws -> Data? {
+        let outcome = try await BlockingIO.run { () -> Result<(Data, Set<Int64>), any Error> in
+            Result {
+                var trusted = plan.trusted
+                let data = try plan.file.read(
+                    plan.range, present: plan.present, edges: plan.edges, trusted: &trusted, length: plan.length,
+                    salt: plan.salt)
+                return (data, trusted)
+            }
+        }
+        let kept = inner.withLock { inner -> Result<Data?, any Error> in
+            guard inner.revisions == plan.revisions, inner.state.generation == plan.generation else {
+                return .success(nil)
+            }
+            switch outcome {
+            case .success(let (data, trusted)):
+                inner.trusted.formUnion(trusted)
+                delivered(plan.range, to: id, in: &inner)
+                return .success(data)
+            case .failure(let damage as BlockDamage):
+                forget(damage.ranges, in: &inner)
+                return .failure(damage)
+            case .failure(let error):
+                return .failure(error)
+            }
+        }
+        switch kept {
+        case .success(let data):
+            return data
+        case .failure(let damage as BlockDamage):
+            for range in damage.ranges {
+                environment.problems.report(.corruptData(url: CacheKeyPolicy.displayURL(for: url), range: range))
+            }
+            notifyReaders()
+            return nil
+        case .failure(let error):
+            throw error
+        }
+    }
+}

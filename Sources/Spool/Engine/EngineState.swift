@@ -1,61 +1,6 @@
 /// The decisions of one resource's engine, as a value: which bytes are stored, which origin requests run and
 /// who waits for them. It performs no I/O; `ResourceEngine` carries out what it returns.
 struct EngineState {
-    /// A running origin request for `position..<end`. Its bytes before `position` have arrived.
-    struct Fetch {
-        var position: Int64
-        var end: Int64
-        var interested: Set<Int>
-        /// Runs to its end even when every reader leaves: the first request of a resource, sent before anyone
-        /// could say what it needs, whose bytes the next request of a player almost always starts on.
-        var outlivesReaders = false
-        /// Failures since the last one after which bytes arrived.
-        var failuresInARow = 0
-        /// When bytes last arrived, or the request started (monotonic seconds).
-        var lastProgress: Double = 0
-    }
-
-    /// What the driver does after a request failed.
-    enum FailureVerdict {
-        /// The request was cancelled: it ends, and its readers carry on (they may start others).
-        case stop
-        /// Send it again from its first missing byte after this many seconds.
-        case retry(after: Double)
-        /// It ended for good; its readers fail with the error.
-        case fail(any Error)
-        /// The resource's length changed: every stored byte was dropped (the driver empties the entry) and
-        /// these other requests are to be cancelled; readers of old bytes fail with `resourceChanged`.
-        case newVersion(cancel: [Int])
-    }
-
-    /// A reader of the resource.
-    struct Reader {
-        /// Where the read ends, exclusive; `nil` for the resource's end.
-        var requestedEnd: Int64?
-        /// Where the reader started, so that its pieces can follow what it has consumed.
-        var start: Int64?
-        /// The version of the bytes it has delivered, once it has delivered any.
-        var generation: Int?
-        /// Why a request it waited on failed.
-        var failure: (any Error)?
-        /// Whether it may ask the origin for bytes without asking its consumer first: it waited for the
-        /// origin before delivering anything, started on bytes a running request was still delivering, or
-        /// its consumer caught up when asked.
-        var mayFetch = false
-    }
-
-    /// What a reader does next.
-    enum Step {
-        /// The read is complete.
-        case finished
-        /// Read these stored bytes; they belong to `generation`.
-        case read(Range<Int64>, generation: Int)
-        /// Wait for bytes, after starting these requests.
-        case wait(start: [(id: Int, range: Range<Int64>)])
-        /// Fail the read.
-        case fail(any Error)
-    }
-
     let policy: FetchPolicy
     private(set) var info: ContentInfo?
     /// The bytes on disk, as the driver reports them (`gained`, `lost`).
@@ -94,12 +39,6 @@ struct EngineState {
         }
         for fetchID in orphans { fetches[fetchID] = nil }
         return orphans
-    }
-
-    /// The end of reader `id`'s read, within the resource.
-    func end(of id: Int) -> Int64? {
-        guard let info, let reader = readers[id] else { return nil }
-        return min(reader.requestedEnd ?? info.length, info.length)
     }
 
     /// What reader `id`, which has delivered everything before `position`, does next, over a link to the
@@ -151,16 +90,6 @@ struct EngineState {
         }
         if readers[id]!.generation == nil { readers[id]!.mayFetch = true }
         return .wait(start: started)
-    }
-
-    /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
-    /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
-    /// an origin request.
-    func mustAskConsumer(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Bool {
-        guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
-        var trial = self
-        guard case .wait(let started) = trial.step(reader: id, position: position, link: link) else { return false }
-        return !started.isEmpty
     }
 
     /// Records that reader `id`'s consumer has caught up: its requests start without asking again.
@@ -236,12 +165,6 @@ struct EngineState {
         return (id, cancelled)
     }
 
-    /// The range request `id` still has to deliver, or `nil` once it is finished or cancelled.
-    func remaining(of id: Int) -> Range<Int64>? {
-        guard let fetch = fetches[id], fetch.position < fetch.end else { return nil }
-        return fetch.position..<fetch.end
-    }
-
     /// Takes in the content information of a response to request `id`, whose body starts at `offset` though
     /// `requested` was asked for. A new version drops every stored byte and every other request: returns
     /// those requests, to cancel, or `nil` when the version is the known one.
@@ -267,13 +190,6 @@ struct EngineState {
         info = answered
         if let fetch = fetches[id], fetch.end > answered.length { fetches[id]!.end = answered.length }
         return others
-    }
-
-    /// The parts of `range`, just received by request `id`, that are not stored yet and lie within the
-    /// resource; `nil` when the request has been cancelled and must deliver nothing more.
-    func unstoredParts(of range: Range<Int64>, fetch id: Int) -> [Range<Int64>]? {
-        guard fetches[id] != nil, let info else { return nil }
-        return stored.gaps(in: range.clamped(to: 0..<info.length))
     }
 
     /// Records that the bytes of `range` received by request `id` are on disk. Returns whether the request

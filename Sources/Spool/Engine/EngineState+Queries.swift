@@ -1,0 +1,31 @@
+/// Questions the driver asks the state without changing it.
+extension EngineState {
+    /// The end of reader `id`'s read, within the resource.
+    func end(of id: Int) -> Int64? {
+        guard let info, let reader = readers[id] else { return nil }
+        return min(reader.requestedEnd ?? info.length, info.length)
+    }
+
+    /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
+    /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
+    /// an origin request.
+    func mustAskConsumer(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Bool {
+        guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
+        var trial = self
+        guard case .wait(let started) = trial.step(reader: id, position: position, link: link) else { return false }
+        return !started.isEmpty
+    }
+
+    /// The range request `id` still has to deliver, or `nil` once it is finished or cancelled.
+    func remaining(of id: Int) -> Range<Int64>? {
+        guard let fetch = fetches[id], fetch.position < fetch.end else { return nil }
+        return fetch.position..<fetch.end
+    }
+
+    /// The parts of `range`, just received by request `id`, that are not stored yet and lie within the
+    /// resource; `nil` when the request has been cancelled and must deliver nothing more.
+    func unstoredParts(of range: Range<Int64>, fetch id: Int) -> [Range<Int64>]? {
+        guard fetches[id] != nil, let info else { return nil }
+        return stored.gaps(in: range.clamped(to: 0..<info.length))
+    }
+}

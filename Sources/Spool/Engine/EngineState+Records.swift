@@ -1,0 +1,45 @@
+/// What the state knows of each request and each reader.
+extension EngineState {
+    /// A running origin request for `position..<end`. Its bytes before `position` have arrived.
+    struct Fetch {
+        var position: Int64
+        var end: Int64
+        var interested: Set<Int>
+        /// Runs to its end even when every reader leaves: the first request of a resource, sent before anyone
+        /// could say what it needs, whose bytes the next request of a player almost always starts on.
+        var outlivesReaders = false
+        /// Failures since the last one after which bytes arrived.
+        var failuresInARow = 0
+        /// When bytes last arrived, or the request started (monotonic seconds).
+        var lastProgress: Double = 0
+    }
+
+    /// What the driver does after a request failed.
+    enum FailureVerdict {
+        /// The request was cancelled: it ends, and its readers carry on (they may start others).
+        case stop
+        /// Send it again from its first missing byte after this many seconds.
+        case retry(after: Double)
+        /// It ended for good; its readers fail with the error.
+        case fail(any Error)
+        /// The resource's length changed: every stored byte was dropped (the driver empties the entry) and
+        /// these other requests are to be cancelled; readers of old bytes fail with `resourceChanged`.
+        case newVersion(cancel: [Int])
+    }
+
+    /// A reader of the resource.
+    struct Reader {
+        /// Where the read ends, exclusive; `nil` for the resource's end.
+        var requestedEnd: Int64?
+        /// Where the reader started, so that its pieces can follow what it has consumed.
+        var start: Int64?
+        /// The version of the bytes it has delivered, once it has delivered any.
+        var generation: Int?
+        /// Why a request it waited on failed.
+        var failure: (any Error)?
+        /// Whether it may ask the origin for bytes without asking its consumer first: it waited for the
+        /// origin before delivering anything, started on bytes a running request was still delivering, or
+        /// its consumer caught up when asked.
+        var mayFetch = false
+    }
+}

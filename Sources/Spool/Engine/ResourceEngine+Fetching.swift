@@ -151,12 +151,12 @@ extension ResourceEngine {
                     let now = LinkMonitor.now
                     lastByte.withLock { $0 = now }
                     link.received(chunk.count, from: url, at: now)
-                    var stored = try self.store(chunk, at: offset, fetch: id)
+                    var stored = try await self.store(chunk, at: offset, fetch: id)
                     while stored == nil {
                         // A new version waits for the old one's file slices before it empties the file.
                         await self.slicesReturned()
                         try Task.checkCancellation()
-                        stored = try self.store(chunk, at: offset, fetch: id)
+                        stored = try await self.store(chunk, at: offset, fetch: id)
                     }
                     let more = stored!
                     offset += Int64(chunk.count)

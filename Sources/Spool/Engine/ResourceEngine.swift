@@ -17,6 +17,8 @@ final class ResourceEngine: Sendable {
     let inner: LockedBox<Inner>
     /// Held for a whole index write, so one entry's writes never overlap.
     let flushing = LockedBox(())
+    /// Where this entry's downloaded bytes are written and hashed, one chunk at a time (see `store`).
+    let writeQueue = BlockingIO.serialQueue(label: "Spool.ResourceEngine.writes")
     let onIdle: @Sendable (ResourceEngine) -> Void
     /// What opening the entry found wrong, for the cache to report once it has left its lock: a handler
     /// that calls back into the cache must not find that lock held.

@@ -41,7 +41,7 @@ extension ResourceEngine {
     /// Reads and verifies the planned bytes off the lock; returns them once recorded as delivered to reader
     /// `id`, or `nil` when a discard overlapped the read (the caller steps again).
     func perform(_ plan: StoredRead, for id: Int) async throws -> Data? {
-        let outcome = try await BlockingIO.run { () -> Result<(Data, Set<Int64>), any Error> in
+        let read = { @Sendable () -> Result<(Data, Set<Int64>), any Error> in
             Result {
                 var trusted = plan.trusted
                 let data = try plan.file.read(
@@ -50,6 +50,12 @@ extension ResourceEngine {
                 return (data, trusted)
             }
         }
+        // Checked bytes of an unencrypted cache are one `pread` from the page cache, without hashing: read in
+        // place, as the trip to `BlockingIO` and back cost about 50 µs a chunk (SpoolCache.read of a cached
+        // file went from 6.6 to 2.8 GB/s with it). Anything to verify or decrypt goes there.
+        let checked =
+            environment.codec.isIdentity && BlockLayout.blocks(in: plan.range).allSatisfy(plan.trusted.contains)
+        let outcome = checked ? read() : try await BlockingIO.run(read)
         let kept = inner.withLock { inner -> Result<Data?, any Error> in
             guard inner.revisions == plan.revisions, inner.state.generation == plan.generation else {
                 return .success(nil)

@@ -52,16 +52,16 @@ final class ResourceEngine: Sendable {
         initial.edgeSums = record?.edgeSums ?? [:]
         initial.recordStamp = environment.store.recordStamp(key: key)
         initial.savedLastAccess = record?.lastAccess ?? .distantPast
-        if let record {
-            // Checked before this entry last closed, in this process, for this version, and complete: a
-            // partial block may have gained another process's bytes since, which nobody here has checked.
-            let kept = environment.checked.take(key: key, salt: initial.salt(key: key))
+        // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
+        if let record, let file = try? initial.openFile(environment, key: key) {
+            // Checked before this entry last closed, in this process, for this version and this very file, and
+            // complete: a partial block may have gained another process's bytes since, which nobody here has
+            // checked.
+            let kept = environment.checked.take(key: key, salt: initial.salt(key: key), file: file.data.identity)
             initial.trusted = kept.filter {
                 record.ranges.contains(BlockLayout.range(of: $0, length: record.info.length))
             }
         }
-        // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
-        if record != nil { _ = try? initial.openFile(environment, key: key) }
         inner = LockedBox(initial)
     }
 
@@ -110,11 +110,12 @@ final class ResourceEngine: Sendable {
     func close() {
         flush()
         inner.withLock { inner in
+            if let file = inner.file, inner.state.info != nil {
+                environment.checked.keep(
+                    inner.trusted, key: key, salt: inner.salt(key: key), file: file.data.identity)
+            }
             inner.file?.close()
             inner.file = nil
-            if inner.state.info != nil {
-                environment.checked.keep(inner.trusted, key: key, salt: inner.salt(key: key))
-            }
         }
     }
 

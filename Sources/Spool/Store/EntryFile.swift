@@ -61,6 +61,23 @@ final class EntryFile: @unchecked Sendable {
         return true
     }
 
+    /// The file's device, inode, size and change time: another value means the file was written since, or
+    /// removed and made anew (an inode number is reused at once). Change times tick with the kernel's coarse
+    /// clock, a few milliseconds: a write within the same tick goes unseen.
+    var identity: [UInt64] {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return [] }
+        #if canImport(Darwin)
+        let changed = status.st_ctimespec
+        #else
+        let changed = status.st_ctim
+        #endif
+        return [
+            UInt64(status.st_dev), UInt64(status.st_ino), UInt64(status.st_size), UInt64(changed.tv_sec),
+            UInt64(changed.tv_nsec),
+        ]
+    }
+
     /// A new descriptor of the same open file, closed on exec, for a caller that sends bytes straight from it
     /// (`sendfile`) and closes it when done; it keeps the file readable even if the entry is removed meanwhile.
     func duplicateDescriptor() throws -> Int32 {

@@ -115,30 +115,17 @@ extension ResourceEngine {
     /// bytes given up.
     func shed(_ bytes: Int64) -> Int64 {
         let freed = inner.withLock { inner -> Int64 in
-            guard let info = inner.state.info, !inner.pinned, bytes > 0 else { return 0 }
-            var spared = ByteRangeSet()
-            for position in inner.readerPositions.values {
-                spared.insert(position..<min(info.length, position + policy.maximumPieceSize))
-            }
-            for fetch in inner.state.fetches.values where fetch.position < fetch.end {
-                spared.insert(fetch.position..<fetch.end)
-            }
-            // Slices out are being sent from the file: their bytes stay until they are back.
-            for lease in inner.leases.values { spared.insert(lease.range) }
-            var candidates = Set<Int64>()
-            for range in inner.state.stored.ranges where !range.isEmpty {
-                for block in BlockLayout.blocks(in: range) { candidates.insert(block) }
-            }
-            let order =
-                candidates
-                .filter { spared.intersection(BlockLayout.range(of: $0)).isEmpty }
-                .sorted { (inner.blockUse[$0] ?? .distantPast, $0) < (inner.blockUse[$1] ?? .distantPast, $1) }
+            guard !inner.pinned else { return 0 }
+            let chosen = inner.state.blocksToShed(
+                bytes: bytes, readers: Array(inner.readerPositions.values), lastUse: inner.blockUse,
+                held: inner.leases.values.map(\.range))
             var freed: Int64 = 0
-            for block in order where freed < bytes {
-                let present = inner.state.stored.intersection(BlockLayout.range(of: block))
+            for present in chosen {
                 freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
                 forget(present, in: &inner)
-                inner.blockUse[block] = nil
+                for range in present {
+                    for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = nil }
+                }
             }
             return freed
         }

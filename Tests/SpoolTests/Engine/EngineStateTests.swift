@@ -235,4 +235,37 @@ final class EngineStateTests: XCTestCase {
         XCTAssertFalse(fresh.removeReader(lone).contains(first))
         XCTAssertNotNil(fresh.remaining(of: first))
     }
+
+    func testEvictionGivesUpTheLeastRecentlyUsedBlocksItMay() {
+        let block = BlockLayout.blockSize
+        let policy = FetchPolicy(maximumPieceSize: 2 * block)
+        let now = Date(timeIntervalSinceReferenceDate: 1000)
+        // Ten stored blocks; block 9 used last, then 8, and so on; blocks 0 and 1 never used in this process.
+        var lastUse: [Int64: Date] = [:]
+        for index in 2..<10 { lastUse[Int64(index)] = now.addingTimeInterval(Double(index)) }
+        let cases: [(name: String, bytes: Int64, readers: [Int64], held: [Range<Int64>], expected: [Int64])] = [
+            ("least recently used first, just enough", 3 * block, [], [], [0, 1, 2]),
+            ("nothing asked, nothing given", 0, [], [], []),
+            ("a reader's next piece stays", 3 * block, [0], [], [2, 3, 4]),
+            ("a slice being sent stays", 2 * block, [], [block..<(3 * block)], [0, 3]),
+            ("more than there is: all it may", 100 * block, [4 * block], [], [0, 1, 2, 3, 6, 7, 8, 9]),
+        ]
+        for test in cases {
+            let state = EngineState(
+                policy: policy, info: ContentInfo(length: 10 * block), stored: ByteRangeSet([0..<(10 * block)]))
+            let chosen = state.blocksToShed(
+                bytes: test.bytes, readers: test.readers, lastUse: lastUse, held: test.held)
+            XCTAssertEqual(chosen.map { $0[0].lowerBound / block }, test.expected, test.name)
+        }
+        // A request filling the rest of a partial block keeps the block.
+        let half = block / 2
+        var filling = EngineState(
+            policy: policy, info: ContentInfo(length: 20 * block), stored: ByteRangeSet([0..<(9 * block + half)]))
+        let reader = filling.addReader(requestedEnd: nil)
+        guard case .wait(let started) = filling.step(reader: reader, position: 9 * block + half, link: link),
+            !started.isEmpty
+        else { return XCTFail("a reader past the stored bytes starts a request") }
+        let chosen = filling.blocksToShed(bytes: 100 * block, readers: [], lastUse: lastUse, held: [])
+        XCTAssertEqual(chosen.map { $0[0].lowerBound / block }, [0, 1, 2, 3, 4, 5, 6, 7, 8])
+    }
 }

@@ -275,6 +275,9 @@ public final class SpoolCache: Sendable {
     /// Closes and forgets `engine` if it is still the entry's and idle, under the map's lock so that no new
     /// reader can pick it up halfway.
     private func closeNow(_ engine: ResourceEngine) {
+        // The index write and its sync first, outside the map's lock, so opening other entries does not wait
+        // for a disk; closing under the lock then finds nothing left to write unless a reader came back.
+        if engine.isIdle { engine.flush() }
         engines.withLock { engines in
             guard engines[engine.key] === engine, engine.isIdle else { return }
             engines[engine.key] = nil

@@ -34,20 +34,10 @@ extension ResourceEngine {
 
     /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end. A
     /// prefetch read starts no origin request while `gate` says a playback read waits. A reader that has
-    /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request.
-    func nextChunk(
-        reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
-        consumer: (@Sendable () async throws -> Void)? = nil
-    ) async throws -> Data? {
-        switch try await nextPart(reader: id, position: position, priority: priority, gate: gate, consumer: consumer) {
-        case .bytes(let data): return data
-        case .file, nil: return nil
-        }
-    }
-
-    /// `nextChunk`, or with `revoke` given, stored bytes this process has checked as a `FileSlice` (up to
-    /// `FetchPolicy.fileSliceSize` at once) where the cache is not encrypted; `revoke` is how the engine
-    /// asks for the slice back early.
+    /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request. With
+    /// `revoke` given, stored bytes this process has checked come as a `FileSlice` (up to
+    /// `FetchPolicy.fileSliceSize` at once) where the cache is not encrypted; `revoke` is how the engine asks
+    /// for the slice back early.
     func nextPart(
         reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
         consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil
@@ -123,17 +113,26 @@ extension ResourceEngine {
     }
 
     private func waitForChange(reader id: Int, seen: UInt64) async {
+        await suspend(id: id, in: \.waiters) { $0.changes != seen }
+    }
+
+    /// Returns once `ready` holds (checked under the lock) or the task is cancelled. Until then the caller waits
+    /// in `waiters` under `id`, for whoever makes `ready` true to resume it outside the lock.
+    func suspend(
+        id: Int, in waiters: WritableKeyPath<Inner, [Int: CheckedContinuation<Void, Never>]> & Sendable,
+        until ready: (Inner) -> Bool
+    ) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = inner.withLock { inner in
-                    if inner.changes != seen || Task.isCancelled { return true }
-                    inner.waiters[id] = continuation
+                    if ready(inner) || Task.isCancelled { return true }
+                    inner[keyPath: waiters][id] = continuation
                     return false
                 }
                 if now { continuation.resume() }
             }
         } onCancel: {
-            inner.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            inner.withLock { $0[keyPath: waiters].removeValue(forKey: id) }?.resume()
         }
     }
 

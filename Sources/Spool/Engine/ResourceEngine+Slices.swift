@@ -43,18 +43,7 @@ extension ResourceEngine {
             defer { inner.nextLease += 1 }
             return inner.nextLease
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = inner.withLock { inner in
-                    if inner.leases.isEmpty || Task.isCancelled { return true }
-                    inner.leaseWaiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            inner.withLock { $0.leaseWaiters.removeValue(forKey: id) }?.resume()
-        }
+        await suspend(id: id, in: \.leaseWaiters) { $0.leases.isEmpty }
     }
 
     /// Empties the data file for a new version, unless slices of the old one are out: then they are revoked,

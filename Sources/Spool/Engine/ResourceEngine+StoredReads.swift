@@ -11,15 +11,8 @@ import Foundation
 extension ResourceEngine {
     /// What reading `range` needs, taken under the lock.
     struct StoredRead: Sendable {
-        let file: BlockFile
         let range: Range<Int64>
-        let present: ByteRangeSet
-        let edges: EdgeSums
-        let trusted: Set<Int64>
-        let length: Int64
-        let salt: Data
-        let revisions: UInt64
-        let generation: Int
+        let snapshot: BlockSnapshot
     }
 
     /// How a reader's next stored bytes come: a slice lent, or a read planned.
@@ -30,12 +23,7 @@ extension ResourceEngine {
 
     /// The plan for reading `range` (stored, of the current version), with the entry's lock held.
     func planRead(of range: Range<Int64>, in inner: inout Inner) throws -> StoredRead {
-        let blocks = Set(BlockLayout.blocks(in: range))
-        return StoredRead(
-            file: try inner.openFile(environment, key: key), range: range, present: inner.state.stored,
-            edges: inner.edgeSums.filter { blocks.contains($0.key) }, trusted: inner.trusted.intersection(blocks),
-            length: inner.state.info?.length ?? 0, salt: inner.salt(key: key), revisions: inner.revisions,
-            generation: inner.state.generation)
+        StoredRead(range: range, snapshot: try snapshot(of: [range], in: &inner))
     }
 
     /// Reads and verifies the planned bytes off the lock; returns them once recorded as delivered to reader
@@ -43,10 +31,11 @@ extension ResourceEngine {
     func perform(_ plan: StoredRead, for id: Int) async throws -> Data? {
         let read = { @Sendable () -> Result<(Data, Set<Int64>), any Error> in
             Result {
-                var trusted = plan.trusted
-                let data = try plan.file.read(
-                    plan.range, present: plan.present, edges: plan.edges, trusted: &trusted, length: plan.length,
-                    salt: plan.salt)
+                let taken = plan.snapshot
+                var trusted = taken.trusted
+                let data = try taken.file.read(
+                    plan.range, present: taken.present, edges: taken.edges, trusted: &trusted, length: taken.length,
+                    salt: taken.salt)
                 return (data, trusted)
             }
         }
@@ -54,12 +43,10 @@ extension ResourceEngine {
         // place, as the trip to `BlockingIO` and back cost about 50 µs a chunk (SpoolCache.read of a cached
         // file went from 6.6 to 2.8 GB/s with it). Anything to verify or decrypt goes there.
         let checked =
-            environment.codec.isIdentity && BlockLayout.blocks(in: plan.range).allSatisfy(plan.trusted.contains)
+            environment.codec.isIdentity && plan.snapshot.blocks.allSatisfy(plan.snapshot.trusted.contains)
         let outcome = checked ? read() : try await BlockingIO.run(read)
         let kept = inner.withLock { inner -> Result<Data?, any Error> in
-            guard inner.revisions == plan.revisions, inner.state.generation == plan.generation else {
-                return .success(nil)
-            }
+            guard plan.snapshot.isCurrent(in: inner) else { return .success(nil) }
             switch outcome {
             case .success(let (data, trusted)):
                 inner.trusted.formUnion(trusted)

@@ -6,17 +6,8 @@ extension ResourceEngine {
     /// What writing a chunk needs, taken under the entry's lock: the parts not stored yet and the bookkeeping
     /// of the blocks they touch, as it is now.
     private struct PlannedWrite: Sendable {
-        let file: BlockFile
         let parts: [Range<Int64>]
-        let present: ByteRangeSet
-        let edges: EdgeSums
-        let trusted: Set<Int64>
-        let hashers: [Int64: BlockHasher]
-        let blocks: Set<Int64>
-        let length: Int64
-        let salt: Data
-        let revisions: UInt64
-        let generation: Int
+        let snapshot: BlockSnapshot
     }
 
     /// What the file holds after a planned write, even one that failed half-way.
@@ -85,9 +76,7 @@ extension ResourceEngine {
             if plan.parts.isEmpty { break }
             let result = Self.write(chunk, at: offset, plan)
             let applied = inner.withLock { inner -> Bool in
-                guard inner.revisions == plan.revisions, inner.state.generation == plan.generation else {
-                    return false
-                }
+                guard plan.snapshot.isCurrent(in: inner) else { return false }
                 apply(result, of: plan, in: &inner)
                 return true
             }
@@ -110,30 +99,24 @@ extension ResourceEngine {
     private static let writeAttempts = 16
 
     private func planWrite(of parts: [Range<Int64>], in inner: inout Inner) throws -> PlannedWrite {
-        var blocks = Set<Int64>()
-        for part in parts { blocks.formUnion(BlockLayout.blocks(in: part)) }
-        return PlannedWrite(
-            file: try inner.openFile(environment, key: key), parts: parts, present: inner.state.stored,
-            edges: inner.edgeSums.filter { blocks.contains($0.key) }, trusted: inner.trusted.intersection(blocks),
-            hashers: inner.hashers.filter { blocks.contains($0.key) }, blocks: blocks,
-            length: inner.state.info?.length ?? 0, salt: inner.salt(key: key), revisions: inner.revisions,
-            generation: inner.state.generation)
+        PlannedWrite(parts: parts, snapshot: try snapshot(of: parts, in: &inner))
     }
 
     /// Writes the planned parts of `chunk` and their checksums; blocking, on the write queue.
     private static func write(_ chunk: Data, at offset: Int64, _ plan: PlannedWrite) -> WriteResult {
+        let taken = plan.snapshot
         var result = WriteResult(
-            present: plan.present, edges: plan.edges, trusted: plan.trusted, hashers: plan.hashers)
+            present: taken.present, edges: taken.edges, trusted: taken.trusted, hashers: taken.hashers)
         do {
             for part in plan.parts {
                 let start = chunk.startIndex + Int(part.lowerBound - offset)
                 let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
-                result.damaged += try plan.file.write(
+                result.damaged += try taken.file.write(
                     bytes, at: part.lowerBound, present: &result.present, edges: &result.edges,
-                    trusted: &result.trusted, hashers: &result.hashers, length: plan.length, salt: plan.salt)
+                    trusted: &result.trusted, hashers: &result.hashers, length: taken.length, salt: taken.salt)
             }
             // Already out of `present`; their blocks' slots are cleared.
-            for range in result.damaged { try? plan.file.discard(range) }
+            for range in result.damaged { try? taken.file.discard(range) }
         } catch {
             result.failure = error
         }
@@ -143,8 +126,8 @@ extension ResourceEngine {
     /// Takes in what a write left on disk: the state learns the bytes gained and lost, and the written
     /// blocks' checksums, checks and running hashes replace the ones of the plan.
     private func apply(_ result: WriteResult, of plan: PlannedWrite, in inner: inout Inner) {
-        reportDiskChange(from: plan.present, to: result.present, in: &inner)
-        for block in plan.blocks {
+        reportDiskChange(from: plan.snapshot.present, to: result.present, in: &inner)
+        for block in plan.snapshot.blocks {
             inner.edgeSums[block] = result.edges[block]
             inner.hashers[block] = result.hashers[block]
             if result.trusted.contains(block) { inner.trusted.insert(block) } else { inner.trusted.remove(block) }
@@ -152,7 +135,7 @@ extension ResourceEngine {
         // Damaged bytes were discarded: a read planned before must not take their blocks for checked.
         if !result.damaged.isEmpty { inner.revisions &+= 1 }
         let now = environment.clock()
-        for block in plan.blocks { inner.blockUse[block] = now }
+        for block in plan.snapshot.blocks { inner.blockUse[block] = now }
         inner.dirty = true
     }
 

@@ -23,9 +23,10 @@ extension EngineState {
     }
 
     /// The parts of `range`, just received by request `id`, that are not stored yet and lie within the
-    /// resource; `nil` when the request has been cancelled and must deliver nothing more.
+    /// resource; `nil` when the request must deliver nothing: a new version dropped it. A request cancelled
+    /// because its readers left still stores what it had received.
     func unstoredParts(of range: Range<Int64>, fetch id: Int) -> [Range<Int64>]? {
-        guard fetches[id] != nil, let info else { return nil }
+        guard fetches[id] != nil || orphaned[id] == generation, let info else { return nil }
         return stored.gaps(in: range.clamped(to: 0..<info.length))
     }
 }

@@ -9,6 +9,10 @@ struct EngineState {
     private(set) var generation = 0
     private(set) var fetches: [Int: Fetch] = [:]
     private(set) var readers: [Int: Reader] = [:]
+    /// Requests cancelled because their last reader left, with the version they were fetching, until their
+    /// task ends: a chunk they had already received is still stored (it is paid for), unless a new version
+    /// came meanwhile.
+    private(set) var orphaned: [Int: Int] = [:]
     private var nextID = 1
 
     init(policy: FetchPolicy, info: ContentInfo?, stored: ByteRangeSet) {
@@ -37,7 +41,10 @@ struct EngineState {
             fetches[fetchID] = fetch
             if fetch.interested.isEmpty, !fetch.outlivesReaders { orphans.append(fetchID) }
         }
-        for fetchID in orphans { fetches[fetchID] = nil }
+        for fetchID in orphans {
+            fetches[fetchID] = nil
+            orphaned[fetchID] = generation
+        }
         return orphans
     }
 
@@ -268,6 +275,7 @@ struct EngineState {
 
     /// Ends request `id`; with `failure`, every reader that needed it fails with that error.
     mutating func finishFetch(_ id: Int, failure: (any Error)?) {
+        orphaned[id] = nil
         guard let fetch = fetches.removeValue(forKey: id) else { return }
         guard let failure else { return }
         for reader in fetch.interested { readers[reader]?.failure = failure }

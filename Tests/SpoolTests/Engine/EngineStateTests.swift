@@ -227,6 +227,13 @@ final class EngineStateTests: XCTestCase {
         XCTAssertEqual(state.removeReader(reader), [], "requests another reader needs keep running")
         XCTAssertEqual(
             Set(state.removeReader(other)), Set(fetches + added.map(\.id)), "the last reader out cancels them")
+        // A chunk a cancelled request had already received is still stored, until its task ends or a new
+        // version comes.
+        XCTAssertEqual(state.unstoredParts(of: 0..<1000, fetch: fetches[0]), [0..<1000])
+        XCTAssertFalse(state.didStore(0..<1000, fetch: fetches[0]), "and it asks for nothing more")
+        _ = state.absorb(
+            ContentInfo(length: 1_000_000, entityTag: "\"v2\""), servedFrom: 0, requested: 0, fetch: fetches[1])
+        XCTAssertNil(state.unstoredParts(of: 1000..<2000, fetch: fetches[0]))
         // The first request of a resource, sent before anyone could say what it needs, runs on.
         var fresh = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
         let (first, _) = fresh.openDiscovered(ContentInfo(length: 1_000_000), servedFrom: 0, requested: 0..<300_000)

@@ -8,7 +8,8 @@ final class Evictor: Sendable {
     private let limits: CacheLimits
     private let store: DiskStore
     private let clock: @Sendable () -> Date
-    private let running = LockedBox(())
+    /// Where eviction runs, one pass at a time, off every lock: it removes files and writes index records.
+    let queue = BlockingIO.serialQueue(label: "Spool.Evictor")
     /// Bytes written since the last check; a check runs every `checkInterval` bytes.
     private let written = LockedBox<Int64>(0)
     private static let checkInterval: Int64 = 256 * 1024
@@ -79,15 +80,10 @@ final class Evictor: Sendable {
         return entries
     }
 
-    /// Brings the cache within its limits. `active` are the engines open in this process; `remove` deletes
-    /// an idle entry unless it is in use (returns whether it did).
+    /// Brings the cache within its limits; on `queue` only. `active` are the engines open and in use in this
+    /// process; `remove` deletes an idle entry unless it is in use (returns whether it did).
     func enforce(active: [String: ResourceEngine], remove removeEntry: (String) -> Bool) {
         guard isActive else { return }
-        running.withLock { _ in enforceNow(active: active, remove: removeEntry) }
-    }
-
-    /// `enforce`, with the eviction lock held.
-    private func enforceNow(active: [String: ResourceEngine], remove removeEntry: (String) -> Bool) {
         func remove(_ key: String) -> Bool {
             guard removeEntry(key) else { return false }
             noteClosed(key: key, record: nil)
@@ -100,7 +96,7 @@ final class Evictor: Sendable {
             idle.append((key, summary.bytes, summary.lastAccess, summary.pinned))
             total += summary.bytes
         }
-        for engine in active.values { total += engine.storedRanges.byteCount }
+        for engine in active.values { total += engine.storedRanges?.byteCount ?? 0 }
 
         if let maxAge = limits.maxAge {
             for entry in idle where !entry.pinned && now.timeIntervalSince(entry.lastAccess) > maxAge {
@@ -115,7 +111,7 @@ final class Evictor: Sendable {
         }
         // Only entries being read are left over the limit: they give up their least recently used blocks,
         // never the ones their readers are about to read.
-        for engine in active.values where !engine.isPinned {
+        for engine in active.values where engine.summary?.pinned == false {
             guard total > maxBytes else { return }
             total -= engine.shed(total - maxBytes)
         }

@@ -16,7 +16,7 @@ public final class SpoolCache: Sendable {
     /// The configuration the cache was opened with.
     public let configuration: SpoolConfiguration
     private let store: DiskStore
-    private let engines = LockedBox<[String: ResourceEngine]>([:])
+    private let open: OpenEntries
     private let gate = PlaybackGate()
     private let codec: any BlockCodec
     private let problems: ProblemReporter
@@ -32,6 +32,7 @@ public final class SpoolCache: Sendable {
         codec = try configuration.encryptionKey.map(SealedCodec.init(key:)) ?? ChecksumCodec()
         problems = ProblemReporter(handler: configuration.onProblem)
         evictor = Evictor(limits: configuration.limits, store: store, clock: configuration.clock)
+        open = OpenEntries(store: store, evictor: evictor)
         enforceLimits()
     }
 
@@ -56,7 +57,7 @@ public final class SpoolCache: Sendable {
         ByteStream(
             acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate,
             consumer: consumer,
-            release: { [weak self] engine in self?.release(engine) ?? engine.close() })
+            release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
     }
 
     /// Caches `length` bytes (or to the end) of `resource` from `offset` without delivering them, giving way
@@ -105,7 +106,7 @@ public final class SpoolCache: Sendable {
     /// else from the index.
     public func cachedRanges(for resource: Resource) -> ByteRangeSet {
         let key = key(for: resource)
-        if let engine = engines.withLock({ $0[key] }) { return engine.storedRanges }
+        if let stored = open.engine(for: key)?.storedRanges { return stored }
         return store.record(key: key)?.ranges ?? ByteRangeSet()
     }
 
@@ -118,7 +119,7 @@ public final class SpoolCache: Sendable {
     /// reads fetch it anew.
     public func remove(_ resource: Resource) {
         let key = key(for: resource)
-        engines.withLock { $0[key] }?.removeAll()
+        open.engine(for: key)?.removeAll()
         store.remove(key: key)
         checked.forget(key: key)
     }
@@ -131,7 +132,7 @@ public final class SpoolCache: Sendable {
     /// Deletes every entry.
     public func removeAll() {
         for key in store.keys() {
-            engines.withLock { $0[key] }?.removeAll()
+            open.engine(for: key)?.removeAll()
             store.remove(key: key)
             checked.forget(key: key)
         }
@@ -142,9 +143,9 @@ public final class SpoolCache: Sendable {
     public func pin(_ resource: Resource) async throws {
         let engine = acquire(resource)
         defer { release(engine) }
-        engine.setPinned(true)
+        await engine.setPinned(true)
         try await prefetch(resource)
-        engine.flush()
+        await engine.index.flush()
     }
 
     /// Pins the resource at `url`.
@@ -153,89 +154,85 @@ public final class SpoolCache: Sendable {
     }
 
     /// Makes `resource` evictable again; its bytes stay cached.
-    public func unpin(_ resource: Resource) {
+    public func unpin(_ resource: Resource) async {
         let engine = acquire(resource)
         defer { release(engine) }
-        engine.setPinned(false)
+        await engine.setPinned(false)
     }
 
     /// Unpins the resource at `url`.
-    public func unpin(_ url: URL) {
-        unpin(Resource(url: url))
+    public func unpin(_ url: URL) async {
+        await unpin(Resource(url: url))
     }
 
     /// The cached bytes of every entry together.
     public var totalBytes: Int64 {
         store.keys().reduce(0) { total, key in
-            if let engine = engines.withLock({ $0[key] }) { return total + engine.storedRanges.byteCount }
+            if let stored = open.engine(for: key)?.storedRanges { return total + stored.byteCount }
             return total + (store.record(key: key)?.ranges.byteCount ?? 0)
         }
     }
 
     /// Applies `configuration.limits` now. They also apply on their own as data is written; this is for an
-    /// app that lowered them, or a test that moved its clock.
+    /// app that lowered them, or a test that moved its clock. Blocks the caller while files are removed.
     public func enforceLimits() {
         guard evictor.isActive else { return }
-        // Entries kept open only because they were used a moment ago count as closed: they may go whole.
-        let open = engines.withLock { $0 }
-        let active = open.filter { !$0.value.isIdle }
-        for (key, engine) in open where active[key] == nil { evictor.noteIdle(key: key, summary: engine.summary) }
+        evictor.queue.sync { enforceLimitsNow() }
+    }
+
+    /// `enforceLimits` for a download that just wrote: the pass runs on the eviction queue, not its thread.
+    private func enforceLimitsAfterWriting() async {
+        _ = try? await BlockingIO.run(on: evictor.queue) { self.enforceLimitsNow() }
+    }
+
+    /// One eviction pass, on the evictor's queue.
+    private func enforceLimitsNow() {
+        // Entries kept open only because they were used a moment ago count as closed: they may go whole. So
+        // do entries still opening: their record says what they hold.
+        let engines = open.all
+        let active = engines.filter { !$0.value.isIdle && $0.value.isOpen }
+        for (key, engine) in engines where active[key] == nil {
+            if let summary = engine.summary { evictor.noteIdle(key: key, summary: summary) }
+        }
         evictor.enforce(active: active) { key in
-            // Under the map's lock, so no reader can open the entry while it goes.
-            engines.withLock { engines in
-                if let open = engines[key] {
-                    guard open.isIdle else { return false }
-                    engines[key] = nil
-                    open.close()
-                }
-                guard store.removeIfUnused(key: key) else { return false }
-                checked.forget(key: key)
-                return true
-            }
+            // Taken out of the map under its lock, so no reader can pick the engine up while the entry goes; a
+            // new engine of it opens once the removal is done.
+            guard let leaving = open.takeForRemoval(key) else { return false }
+            defer { open.endRemoval(key) }
+            leaving?.closeBlocking()
+            guard store.removeIfUnused(key: key) else { return false }
+            checked.forget(key: key)
+            return true
         }
     }
 
     /// Waits for running origin requests to end and writes every index record; call it before the process
     /// exits (a command-line tool) so the index holds everything that reached the disk.
     public func close() async {
-        let active = engines.withLock { Array($0.values) }
+        let active = Array(open.all.values)
         for engine in active { await engine.settle() }
-        for engine in active { closeNow(engine) }
+        for engine in active { await open.closeNow(engine) }
     }
 
     /// A cache dropped without `close()` still leaves its index up to date (index writes during downloads run
     /// in the background and may not have happened yet); entries being read on close when they go idle.
     deinit {
-        for engine in engines.withLock({ Array($0.values) }) {
-            if engine.isIdle { engine.close() } else { engine.flush() }
-        }
+        open.closeBlocking()
     }
 
     private func entry(key: String) -> CacheEntry? {
-        if let engine = engines.withLock({ $0[key] }) { engine.flush() }
+        open.engine(for: key)?.index.flushBlocking()
         guard let record = store.record(key: key) else { return nil }
         return CacheEntry(
             key: key, url: record.url, info: record.info, cachedRanges: record.ranges,
             created: record.created, lastAccess: record.lastAccess, isPinned: record.pinned)
     }
 
+    /// The engine of `resource`, counted as used until `release`.
     private func acquire(_ resource: Resource) -> ResourceEngine {
-        let key = key(for: resource)
-        let (engine, opened) = engines.withLock { engines in
-            let existing = engines[key]
-            let engine =
-                existing
-                ?? ResourceEngine(
-                    key: key, url: resource.url, origin: resource.origin ?? configuration.origin,
-                    environment: environment
-                ) { [weak self] engine in self?.closeIfIdle(engine) }
-            engines[key] = engine
-            engine.retain()
-            return (engine, existing == nil)
-        }
-        // Outside the lock: the app's handler may call back into the cache.
-        if opened, let problem = engine.problemAtOpening { problems.report(problem) }
-        return engine
+        open.acquire(
+            key: key(for: resource), url: resource.url, origin: resource.origin ?? configuration.origin,
+            environment: environment)
     }
 
     private var environment: EngineEnvironment {
@@ -244,45 +241,11 @@ public final class SpoolCache: Sendable {
             problems: problems, link: linkMonitor, checked: checked
         ) { [weak self] bytes in
             guard let self, self.evictor.noteWritten(bytes) else { return }
-            self.enforceLimits()
+            await self.enforceLimitsAfterWriting()
         }
     }
 
     private func release(_ engine: ResourceEngine) {
-        if engine.release() { closeIfIdle(engine) }
-    }
-
-    /// Closes and forgets an idle engine, under the map's lock so that no new reader can pick it up halfway.
-    private func closeIfIdle(_ engine: ResourceEngine) {
-        // An idle entry stays open a moment: a player's next request for it (they come in bursts) then
-        // finds its files open and its blocks already checked. The newest `idleLimit` stay at most
-        // `idleGrace` seconds.
-        let overflow = engines.withLock { engines -> [ResourceEngine] in
-            guard engines[engine.key] === engine, engine.isIdle else { return [] }
-            let idle = engines.values.filter { $0.isIdle && $0 !== engine }
-            return idle.count >= Self.idleLimit ? Array(idle.prefix(idle.count - Self.idleLimit + 1)) : []
-        }
-        for old in overflow { closeNow(old) }
-        Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(Self.idleGrace * 1_000_000_000))
-            self?.closeNow(engine)
-        }
-    }
-
-    private static let idleLimit = 16
-    private static let idleGrace: TimeInterval = 2
-
-    /// Closes and forgets `engine` if it is still the entry's and idle, under the map's lock so that no new
-    /// reader can pick it up halfway.
-    private func closeNow(_ engine: ResourceEngine) {
-        // The index write and its sync first, outside the map's lock, so opening other entries does not wait
-        // for a disk; closing under the lock then finds nothing left to write unless a reader came back.
-        if engine.isIdle { engine.flush() }
-        engines.withLock { engines in
-            guard engines[engine.key] === engine, engine.isIdle else { return }
-            engines[engine.key] = nil
-            engine.close()
-            evictor.noteClosed(key: engine.key, record: store.record(key: engine.key))
-        }
+        open.release(engine)
     }
 }

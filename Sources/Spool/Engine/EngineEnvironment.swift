@@ -12,6 +12,7 @@ struct EngineEnvironment: Sendable {
     let link: LinkMonitor
     /// The blocks checked in this process, kept across an entry's close and reopening.
     let checked: CheckedBlocks
-    /// Told how many bytes an engine just stored, so limits are enforced as data is written.
-    let didWrite: @Sendable (Int64) -> Void
+    /// Told how many bytes an engine just stored, so limits are enforced as data is written; returns once
+    /// any eviction that caused has run.
+    let didWrite: @Sendable (Int64) async -> Void
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Readers: registering them, stepping each through the state machine, reading stored bytes and waiting for
-/// the ones still coming.
+/// Readers: registering them, and stepping each through the state machine: stored bytes come as a slice
+/// (`SliceLender`) or a read (`StoredReader`), missing ones start requests (`FetchRunner`) and are waited for.
 extension ResourceEngine {
     /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end).
     func addReader(requestedEnd: Int64?) -> Int {
@@ -22,14 +22,7 @@ extension ResourceEngine {
             return inner.state.removeReader(id).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
-        flushSoon()
-    }
-
-    /// Waits for the running origin requests to end, then brings the index up to date.
-    func settle() async {
-        let running = inner.withLock { Array($0.tasks.values) }
-        for task in running { await task.value }
-        flush()
+        index.flushSoon()
     }
 
     /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end. A
@@ -44,6 +37,7 @@ extension ResourceEngine {
     ) async throws -> StreamPart? {
         let slicing = revoke != nil && environment.codec.isIdentity
         let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
+        var othersChecked = false
         while true {
             try Task.checkCancellation()
             let link = environment.link.estimate(for: url)
@@ -56,19 +50,26 @@ extension ResourceEngine {
                 inner.withLock { $0.state.consumerCaughtUp(reader: id) }
                 continue
             }
-            let (step, seen) = inner.withLock { inner -> (EngineState.Step, UInt64) in
+            let stepped = inner.withLock { inner -> (EngineState.Step, UInt64)? in
                 inner.readerPositions[id] = position
-                var step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
-                if case .wait(let starts) = step, !starts.isEmpty, adoptStoredElsewhere(&inner) {
-                    // Another process stored bytes since: take them rather than fetch them again.
-                    for start in starts { inner.state.finishFetch(start.id, failure: nil) }
-                    step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
-                }
-                if case .wait(let starts) = step {
-                    for start in starts { inner.tasks[start.id] = Task { await self.runFetch(start.id) } }
+                let step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
+                if case .wait(let starts) = step, !starts.isEmpty {
+                    guard othersChecked else {
+                        // Withdrawn until another process's record has been looked at (off the lock).
+                        for start in starts { inner.state.finishFetch(start.id, failure: nil) }
+                        return nil
+                    }
+                    for start in starts { fetcher.start(start.id, in: &inner) }
                 }
                 return (step, inner.changes)
             }
+            guard let (step, seen) = stepped else {
+                // Another process may have stored these bytes since: take them rather than fetch them again.
+                othersChecked = true
+                _ = try await BlockingIO.run { [index] in index.adoptStoredElsewhere() }
+                continue
+            }
+            othersChecked = false
             switch step {
             case .finished:
                 return nil
@@ -76,25 +77,26 @@ extension ResourceEngine {
                 throw error
             case .read(let range, let generation):
                 // A slice lent, or the plan of a read that happens off the lock.
+                let now = environment.clock()
                 let prepared = inner.withLock { inner -> Result<PreparedRead?, any Error> in
                     guard inner.state.generation == generation, inner.state.stored.contains(range) else {
                         return .success(nil)
                     }
                     return Result {
-                        if let revoke, slicing, let slice = try lendSlice(of: range, revoke: revoke, in: &inner) {
-                            delivered(slice.offset..<(slice.offset + Int64(slice.count)), to: id, in: &inner)
+                        if let revoke, slicing, let slice = try lender.lend(range, revoke: revoke, in: &inner) {
+                            inner.delivered(slice.offset..<(slice.offset + Int64(slice.count)), to: id, at: now)
                             return .lent(slice)
                         }
                         let read =
                             range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
-                        return .planned(try planRead(of: read, in: &inner))
+                        return .planned(try reader.plan(read, in: &inner))
                     }
                 }
                 switch try prepared.get() {
                 case nil: continue
                 case .lent(let slice)?: return .file(slice)
                 case .planned(let plan)?:
-                    if let data = try await perform(plan, for: id) { return .bytes(data) }
+                    if let data = try await reader.perform(plan, for: id) { return .bytes(data) }
                 }
             case .wait:
                 if priority == .playback { gate.playbackWaits() }
@@ -104,45 +106,13 @@ extension ResourceEngine {
         }
     }
 
-    /// Records that reader `id` delivered `range`, of the current version.
-    func delivered(_ range: Range<Int64>, to id: Int, in inner: inout Inner) {
-        inner.state.markDelivered(reader: id, generation: inner.state.generation)
-        inner.readerPositions[id] = range.upperBound
-        let now = environment.clock()
-        for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
+    /// How a reader's next stored bytes come: a slice lent, or a read planned.
+    private enum PreparedRead {
+        case lent(FileSlice)
+        case planned(StoredReader.Plan)
     }
 
     private func waitForChange(reader id: Int, seen: UInt64) async {
-        await suspend(id: id, in: \.waiters) { $0.changes != seen }
-    }
-
-    /// Returns once `ready` holds (checked under the lock) or the task is cancelled. Until then the caller waits
-    /// in `waiters` under `id`, for whoever makes `ready` true to resume it outside the lock.
-    func suspend(
-        id: Int, in waiters: WritableKeyPath<Inner, [Int: CheckedContinuation<Void, Never>]> & Sendable,
-        until ready: (Inner) -> Bool
-    ) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = inner.withLock { inner in
-                    if ready(inner) || Task.isCancelled { return true }
-                    inner[keyPath: waiters][id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            inner.withLock { $0[keyPath: waiters].removeValue(forKey: id) }?.resume()
-        }
-    }
-
-    func notifyReaders() {
-        runRevocations()
-        let waiters = inner.withLock { inner in
-            inner.changes &+= 1
-            defer { inner.waiters.removeAll() }
-            return Array(inner.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+        await core.suspend(id: id, in: \.waiters) { $0.changes != seen }
     }
 }

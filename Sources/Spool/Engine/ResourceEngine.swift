@@ -3,91 +3,118 @@ import Foundation
 /// Loads one resource: serves readers from the data file, fetches what is missing from the origin in shared,
 /// bounded requests, writes it through to disk and wakes the readers waiting for it.
 ///
-/// Decisions live in `EngineState`; this type performs them (tasks, disk, index) under one lock, so that a
-/// write, the claim that it is stored and the version check happen as one step. Its jobs are in one file each:
-/// readers (`+Readers`), origin requests (`+Fetching`), the index record (`+Index`) and the locked state
-/// (`+Inner`).
+/// Decisions live in `EngineState`; the driver that carries them out is split by job, each part sharing the
+/// entry's `EntryCore` (its identity and the state its one lock guards): `FetchRunner` (origin requests),
+/// `ChunkWriter` (writes, with `VersionReset`), `StoredReader` (reads), `SliceLender` (file slices) and
+/// `IndexWriter` (the index record). This type opens and closes the entry, steps readers (`+Readers`) and
+/// answers the cache.
 final class ResourceEngine: Sendable {
-    let key: String
-    let url: URL
-    let origin: any Origin
-    let environment: EngineEnvironment
-    var store: DiskStore { environment.store }
-    var policy: FetchPolicy { environment.policy }
-    let inner: LockedBox<Inner>
-    /// Held for a whole index write, so one entry's writes never overlap.
-    let flushing = LockedBox(())
-    /// Where this entry's downloaded bytes are written and hashed, one chunk at a time (see `store`).
-    let writeQueue = BlockingIO.serialQueue(label: "Spool.ResourceEngine.writes")
-    let onIdle: @Sendable (ResourceEngine) -> Void
-    /// What opening the entry found wrong, for the cache to report once it has left its lock: a handler
-    /// that calls back into the cache must not find that lock held.
-    let problemAtOpening: SpoolProblem?
+    /// Tells this engine apart from an earlier or later one of the same entry.
+    let id: Int
+    let core: EntryCore
+    let index: IndexWriter
+    let writer: ChunkWriter
+    let lender: SliceLender
+    let reader: StoredReader
+    let fetcher: FetchRunner
+    /// Returns once an earlier engine of the same entry has closed, so that this one reads what it left.
+    private let afterEarlierClose: @Sendable () async -> Void
 
-    /// An engine for the resource at `url`, stored under `key`; `onIdle` runs when its last request ends
-    /// with no user left.
+    var key: String { core.key }
+    var url: URL { core.url }
+    var origin: any Origin { core.origin }
+    var inner: LockedBox<EntryInner> { core.inner }
+    var environment: EngineEnvironment { core.environment }
+    var policy: FetchPolicy { core.policy }
+
+    /// An engine for the resource at `url`, stored under `key`; it reads nothing from disk until `open()`.
+    /// `onIdle` runs with `id` when its last request ends with no user left.
     init(
-        key: String, url: URL, origin: any Origin, environment: EngineEnvironment,
-        onIdle: @escaping @Sendable (ResourceEngine) -> Void
+        id: Int, key: String, url: URL, origin: any Origin, environment: EngineEnvironment,
+        afterEarlierClose: @escaping @Sendable () async -> Void, onIdle: @escaping @Sendable (Int) -> Void
     ) {
-        self.onIdle = onIdle
-        self.key = key
-        self.url = url
-        self.origin = origin
-        self.environment = environment
-        var record = environment.store.record(key: key)
-        var problem: SpoolProblem?
-        if let found = record, found.keyCheck != environment.codec.keyCheck {
-            // Sealed with another key, or with none: nothing in it can be read; start afresh.
-            if !found.ranges.isEmpty { problem = .wrongKey(url: found.url) }
-            environment.store.remove(key: key)
-            record = nil
-        }
-        problemAtOpening = problem
-        let state = EngineState(
-            policy: environment.policy, info: record?.info, stored: record?.ranges ?? ByteRangeSet())
-        var initial = Inner(
-            state: state, created: record?.created ?? environment.clock(), lastAccess: environment.clock())
-        initial.pinned = record?.pinned ?? false
-        initial.edgeSums = record?.edgeSums ?? [:]
-        initial.recordStamp = environment.store.recordStamp(key: key)
-        initial.savedLastAccess = record?.lastAccess ?? .distantPast
-        // Opened now, so the shared lock tells other processes the entry is in use before anything is read.
-        if let record, let file = try? initial.openFile(environment, key: key) {
-            // Checked before this entry last closed, in this process, for this version and this very file, and
-            // complete: a partial block may have gained another process's bytes since, which nobody here has
-            // checked.
-            let kept = environment.checked.take(key: key, salt: initial.salt(key: key), file: file.data.identity)
-            initial.trusted = kept.filter {
-                record.ranges.contains(BlockLayout.range(of: $0, length: record.info.length))
+        self.id = id
+        self.afterEarlierClose = afterEarlierClose
+        core = EntryCore(key: key, url: url, origin: origin, environment: environment) { onIdle(id) }
+        index = IndexWriter(core: core)
+        writer = ChunkWriter(core: core, index: index)
+        lender = SliceLender(core: core)
+        reader = StoredReader(core: core)
+        fetcher = FetchRunner(core: core, writer: writer, lender: lender)
+    }
+
+    // MARK: Opening and closing
+
+    /// Reads the index record and opens the data file, once, on `BlockingIO`; every other caller waits for
+    /// the first. Everything that reads the state awaits this first.
+    func open() async {
+        let opener = inner.withLock { inner -> Bool? in
+            switch inner.opening {
+            case .done: return nil
+            case .running: return false
+            case .notStarted:
+                inner.opening = .running([])
+                return true
             }
         }
-        inner = LockedBox(initial)
-    }
-
-    /// Pins or unpins the entry; the index learns of it at once when the content information is known.
-    func setPinned(_ pinned: Bool) {
-        inner.withLock { inner in
-            guard inner.pinned != pinned else { return }
-            inner.pinned = pinned
-            inner.dirty = true
+        guard let opener else { return }
+        guard opener else {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = inner.withLock { inner -> Bool in
+                    guard case .running(let waiters) = inner.opening else { return true }
+                    inner.opening = .running(waiters + [continuation])
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+            return
         }
-        flush()
-    }
-
-    /// What eviction needs to know of the entry: its bytes, last access and pin.
-    var summary: Evictor.Summary {
-        inner.withLock {
-            Evictor.Summary(bytes: $0.state.stored.byteCount, lastAccess: $0.lastAccess, pinned: $0.pinned)
+        await afterEarlierClose()
+        let (key, environment) = (key, environment)
+        let found = (try? await BlockingIO.run { EntryOpening(key: key, environment: environment) }) ?? nil
+        let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
+            // A removal while the record was read (`removeAll`) leaves nothing to take in.
+            if let found, inner.state.generation == 0 { found.install(in: &inner, policy: environment.policy) }
+            defer { inner.opening = .done }
+            guard case .running(let waiters) = inner.opening else { return [] }
+            return waiters
         }
+        for waiter in waiters { waiter.resume() }
+        // Outside every lock: the app's handler may call back into the cache.
+        if let problem = found?.problem { environment.problems.report(problem) }
     }
 
-    /// Whether the entry is pinned.
-    var isPinned: Bool {
-        inner.withLock { $0.pinned }
+    /// Whether `open()` has finished.
+    var isOpen: Bool {
+        inner.withLock { if case .done = $0.opening { true } else { false } }
     }
 
-    // MARK: Users
+    /// Writes the index record and closes the data file, keeping its checked blocks for a reopening. Only
+    /// for an idle engine.
+    func close() async {
+        await index.flush()
+        closeFile()
+    }
+
+    /// `close`, blocking the caller: for a cache dropped without `close()`.
+    func closeBlocking() {
+        index.flushBlocking()
+        closeFile()
+    }
+
+    private func closeFile() {
+        let (file, kept) = inner.withLock { inner -> (BlockFile?, (Set<Int64>, Data)?) in
+            defer { inner.file = nil }
+            return (inner.file, inner.state.info == nil ? nil : (inner.trusted, inner.salt(key: key)))
+        }
+        guard let file else { return }
+        if let (trusted, salt) = kept {
+            environment.checked.keep(trusted, key: key, salt: salt, file: file.data.identity)
+        }
+        file.close()
+    }
+
+    // MARK: Users and pins
 
     /// Counts a user (a stream) that keeps the engine open.
     func retain() {
@@ -106,21 +133,33 @@ final class ResourceEngine: Sendable {
         inner.withLock { $0.isIdle }
     }
 
-    /// Writes the index record and closes the data file. Only for an idle engine.
-    func close() {
-        flush()
-        inner.withLock { inner in
-            if let file = inner.file, inner.state.info != nil {
-                environment.checked.keep(
-                    inner.trusted, key: key, salt: inner.salt(key: key), file: file.data.identity)
-            }
-            inner.file?.close()
-            inner.file = nil
+    /// Pins or unpins the entry; the index learns of it at once when the content information is known.
+    func setPinned(_ pinned: Bool) async {
+        await open()
+        let changed = inner.withLock { inner -> Bool in
+            guard inner.pinned != pinned else { return false }
+            inner.pinned = pinned
+            inner.dirty = true
+            return true
+        }
+        if changed { await index.flush() }
+    }
+
+    /// What eviction needs to know of the entry: its bytes, last access and pin; `nil` until it is open.
+    var summary: Evictor.Summary? {
+        inner.withLock {
+            guard case .done = $0.opening else { return nil }
+            return Evictor.Summary(bytes: $0.state.stored.byteCount, lastAccess: $0.lastAccess, pinned: $0.pinned)
         }
     }
 
-    /// The clock of the cache.
-    var now: Date { environment.clock() }
+    /// The bytes stored now; `nil` until the entry is open.
+    var storedRanges: ByteRangeSet? {
+        inner.withLock {
+            guard case .done = $0.opening else { return nil }
+            return $0.state.stored
+        }
+    }
 
     // MARK: Content information
 
@@ -129,10 +168,11 @@ final class ResourceEngine: Sendable {
     /// no `HEAD`: the first range request, from `offset` (where the first reader starts, up to at most `end`,
     /// where it stops), brings the information, and its bytes are kept as any request's are.
     func contentInfo(near offset: Int64 = 0, until end: Int64? = nil) async throws -> ContentInfo {
+        await open()
         let (known, task) = inner.withLock { inner -> (ContentInfo?, Task<ContentInfo, any Error>?) in
             if let info = inner.state.info { return (info, nil) }
             if let task = inner.infoTask { return (nil, task) }
-            let task = Task { try await self.discoverContentInfo(near: offset, until: end) }
+            let task = Task { [fetcher] in try await fetcher.discoverContentInfo(near: offset, until: end) }
             inner.infoTask = task
             return (nil, task)
         }
@@ -146,7 +186,7 @@ final class ResourceEngine: Sendable {
             }
             // In the background: the first GET's bytes may already be written, and syncing them here (tens of
             // milliseconds on some disks) would delay the first byte the reader is waiting for.
-            flushSoon()
+            index.flushSoon()
             return info
         } catch {
             inner.withLock { $0.infoTask = nil }
@@ -154,8 +194,50 @@ final class ResourceEngine: Sendable {
         }
     }
 
-    /// The bytes stored now.
-    var storedRanges: ByteRangeSet {
-        inner.withLock { $0.state.stored }
+    // MARK: Eviction and removal
+
+    /// Gives up at least `bytes` of stored blocks if it can (`EngineState.blocksToShed`); returns the bytes
+    /// given up. Blocking (an index write): for the cache's eviction queue.
+    func shed(_ bytes: Int64) -> Int64 {
+        let freed = inner.withLock { inner -> Int64 in
+            guard !inner.pinned, case .done = inner.opening else { return 0 }
+            let chosen = inner.state.blocksToShed(
+                bytes: bytes, readers: Array(inner.readerPositions.values), lastUse: inner.blockUse,
+                held: inner.leases.values.map(\.range))
+            var freed: Int64 = 0
+            for present in chosen {
+                freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+                inner.forget(present)
+                for range in present {
+                    for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = nil }
+                }
+            }
+            return freed
+        }
+        if freed > 0 {
+            writer.catchUp()
+            index.flushBlocking()
+            core.notifyReaders()
+        }
+        return freed
+    }
+
+    /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
+    func removeAll() {
+        let cancelled = inner.withLock { inner in
+            let ids = inner.state.dropVersion()
+            VersionReset.begin(in: &inner)
+            return ids.compactMap { inner.tasks[$0] }
+        }
+        writer.catchUp()
+        for task in cancelled { task.cancel() }
+        core.notifyReaders()
+    }
+
+    /// Waits for the running origin requests to end, then brings the index up to date.
+    func settle() async {
+        let running = inner.withLock { Array($0.tasks.values) }
+        for task in running { await task.value }
+        await index.flush()
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Spool
 
 /// `spool unpin URL`: makes a pinned resource evictable again; its bytes stay cached.
-struct Unpin: ParsableCommand {
+struct Unpin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unpin a resource: it stays cached but may be evicted again.")
 
@@ -12,7 +12,7 @@ struct Unpin: ParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    func run() throws {
+    func run() async throws {
         let url = try parseOriginURL(url)
         let cache = try cacheOptions.openCache().cache
         guard let entry = cache.entry(for: url) else {
@@ -21,7 +21,7 @@ struct Unpin: ParsableCommand {
         guard entry.isPinned else {
             return print("not pinned: \(CacheKeyPolicy.displayURL(for: url))")
         }
-        cache.unpin(url)
+        await cache.unpin(url)
         print("unpinned \(CacheKeyPolicy.displayURL(for: url))")
     }
 }

@@ -68,7 +68,7 @@ final class PinningTests: XCTestCase {
         XCTAssertEqual(cache.entry(for: pinned)?.cachedBytes, 2_000_000, "over the age limit, yet kept")
         XCTAssertEqual(cache.entry(for: pinned)?.isPinned, true)
 
-        cache.unpin(pinned)
+        await cache.unpin(pinned)
         XCTAssertEqual(cache.entry(for: pinned)?.isPinned, false)
         cache.enforceLimits()
         XCTAssertLessThanOrEqual(cache.totalBytes, limit, "unpinned, it counts against the size limit again")
@@ -84,7 +84,7 @@ final class PinningTests: XCTestCase {
         do {
             let cache = try fixture.makeCache()
             try await cache.pin(fixture.url)
-            cache.unpin(fixture.url)
+            await cache.unpin(fixture.url)
             let entry = cache.entry(for: fixture.url)
             XCTAssertEqual(entry?.isPinned, false)
             XCTAssertEqual(entry?.cachedBytes, 500_000, "unpinning deletes nothing")
@@ -125,7 +125,7 @@ final class PinningTests: XCTestCase {
     func testUnpinningWhatIsNotCachedCreatesNothing() async throws {
         let fixture = try HTTPFixture(test: self, length: 1000, seed: 37)
         let cache = try fixture.makeCache()
-        cache.unpin(fixture.url)
+        await cache.unpin(fixture.url)
         XCTAssertNil(cache.entry(for: fixture.url))
         XCTAssertEqual(fixture.origin.requestCount, 0, "unpin asks the origin nothing")
     }

@@ -1,8 +1,24 @@
 import Foundation
 
 /// Origin requests: the first one, which brings the content information, and the runs that fetch what readers
-/// need, with their retries, version checks and the write-through of every chunk.
-extension ResourceEngine {
+/// need, with their retries and version checks; every chunk goes to the `ChunkWriter`. What follows a failure
+/// is the state's decision (`EngineState.fetchFailed`); this type carries it out.
+struct FetchRunner: Sendable {
+    let core: EntryCore
+    let writer: ChunkWriter
+    let lender: SliceLender
+    var index: IndexWriter { writer.index }
+    private var url: URL { core.url }
+    private var origin: any Origin { core.origin }
+    private var environment: EngineEnvironment { core.environment }
+    private var policy: FetchPolicy { core.policy }
+    private var inner: LockedBox<EntryInner> { core.inner }
+
+    /// Starts the task of request `id`, which the state has just created, with the lock held.
+    func start(_ id: Int, in inner: inout EntryInner) {
+        inner.tasks[id] = Task { await runFetch(id) }
+    }
+
     /// Asks the origin for the content information: with a first range request from `offset` where the
     /// origin allows it, otherwise (or when that request cannot tell, as past the end) with its own call.
     func discoverContentInfo(near offset: Int64, until end: Int64?) async throws -> ContentInfo {
@@ -40,20 +56,18 @@ extension ResourceEngine {
                 try await Task.sleep(nanoseconds: UInt64(policy.retryWait(attempt: failures) * 1_000_000_000))
             }
         }
-        let opening = Result {
-            try inner.withLock { inner -> ([Task<Void, Never>], ContentInfo) in
-                let opened = inner.state.openDiscovered(
-                    response.info, servedFrom: response.offset, requested: requested)
-                if !opened.cancelled.isEmpty { try persistEmptyVersion(&inner) }
-                inner.dirty = true
-                inner.tasks[opened.id] = Task { await self.runFetch(opened.id, opened: response) }
-                return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info)
-            }
+        let (cancelled, info, changed) = inner.withLock { inner -> ([Task<Void, Never>], ContentInfo, Bool) in
+            let generation = inner.state.generation
+            let opened = inner.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
+            let changed = inner.state.generation != generation
+            if changed { VersionReset.begin(in: &inner) }
+            inner.dirty = true
+            inner.tasks[opened.id] = Task { await runFetch(opened.id, opened: response) }
+            return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info, changed)
         }
-        if case .failure = opening { environment.link.requestEnded(url, reusable: false) }
-        let (cancelled, info) = try opening.get()
+        if changed { writer.catchUp() }
         for task in cancelled { task.cancel() }
-        notifyReaders()
+        core.notifyReaders()
         return info
     }
 
@@ -90,7 +104,7 @@ extension ResourceEngine {
                     // A response head that does not come is a stall too (a silent link, a server that hangs).
                     response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
                     environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
-                    try absorb(response, requested: range.lowerBound, fetch: id)
+                    absorb(response, requested: range.lowerBound, fetch: id)
                 }
                 let reached = try await receive(response, fetch: id) { progress.withLock { $0 = true } }
                 let expected = response.offset == range.lowerBound ? range.upperBound : response.info.length
@@ -118,9 +132,10 @@ extension ResourceEngine {
                 case .newVersion(let others):
                     // The resource shrank or grew: nothing stored can be trusted to match it.
                     let cancelled = inner.withLock { inner in
-                        try? persistEmptyVersion(&inner)
+                        VersionReset.begin(in: &inner)
                         return others.compactMap { inner.tasks[$0] }
                     }
+                    writer.catchUp()
                     for task in cancelled { task.cancel() }
                     return fetchEnded(id)
                 case .retry(let delay):
@@ -144,24 +159,24 @@ extension ResourceEngine {
         let lastByte = LockedBox(LinkMonitor.now)
         link.bodyStarted(url, at: LinkMonitor.now)
         defer { link.bodyEnded(url, at: LinkMonitor.now) }
-        return try await withThrowingTaskGroup(of: Int64.self) { group in
+        return try await withThrowingTaskGroup(of: Int64.self) { [writer, lender, core] group in
             group.addTask {
                 var offset = response.offset
                 for try await chunk in response.body {
                     let now = LinkMonitor.now
                     lastByte.withLock { $0 = now }
                     link.received(chunk.count, from: url, at: now)
-                    var stored = try await self.store(chunk, at: offset, fetch: id)
+                    var stored = try await writer.store(chunk, at: offset, fetch: id)
                     while stored == nil {
                         // A new version waits for the old one's file slices before it empties the file.
-                        await self.slicesReturned()
+                        await lender.slicesReturned()
                         try Task.checkCancellation()
-                        stored = try await self.store(chunk, at: offset, fetch: id)
+                        stored = try await writer.store(chunk, at: offset, fetch: id)
                     }
                     let more = stored!
                     offset += Int64(chunk.count)
                     if !chunk.isEmpty { onBytes() }
-                    self.notifyReaders()
+                    core.notifyReaders()
                     if !more { return offset }
                 }
                 return offset
@@ -184,21 +199,22 @@ extension ResourceEngine {
     }
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
-    private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) throws {
-        let cancelled = try inner.withLock { inner -> [Task<Void, Never>] in
+    private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) {
+        let (cancelled, changed) = inner.withLock { inner -> ([Task<Void, Never>], Bool) in
             let before = inner.state.info
             guard
                 let others = inner.state.absorb(
                     response.info, servedFrom: response.offset, requested: requested, fetch: id)
             else {
                 if inner.state.info != before { inner.dirty = true }
-                return []
+                return ([], false)
             }
-            try persistEmptyVersion(&inner)
-            return others.compactMap { inner.tasks[$0] }
+            VersionReset.begin(in: &inner)
+            return (others.compactMap { inner.tasks[$0] }, true)
         }
+        if changed { writer.catchUp() }
         for task in cancelled { task.cancel() }
-        notifyReaders()
+        core.notifyReaders()
     }
 
     func finishFetch(_ id: Int, failure: (any Error)?) {
@@ -210,12 +226,12 @@ extension ResourceEngine {
 
     /// Forgets the task of request `id`, which the state has finished; wakes its readers.
     private func fetchEnded(_ id: Int) {
-        flushSoon()
+        index.flushSoon()
         let idle = inner.withLock { inner in
             inner.tasks[id] = nil
             return inner.isIdle
         }
-        notifyReaders()
-        if idle { onIdle(self) }
+        core.notifyReaders()
+        if idle { core.becameIdle() }
     }
 }

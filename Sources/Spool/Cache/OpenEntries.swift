@@ -1,0 +1,120 @@
+import Foundation
+
+/// The entries this process has open, one engine each: handed out to readers, kept open a moment once idle,
+/// then closed; taken out for eviction only while idle.
+///
+/// The map's lock is held for bookkeeping only: an engine is created under it without reading anything (it
+/// opens when first used), and leaves it before it is closed or its files removed, outside the lock. Meanwhile
+/// `closing` makes a new engine of the same entry wait, so it reads what the old one left.
+final class OpenEntries: Sendable {
+    private let engines = LockedBox<[String: ResourceEngine]>([:])
+    private let closing = ClosingEntries()
+    /// Numbers the engines, so an engine's idle call is told apart from a later engine's of the same entry.
+    private let engineCount = LockedBox(0)
+    private let store: DiskStore
+    private let evictor: Evictor
+
+    /// How many idle entries stay open at most, and for how long.
+    private static let idleLimit = 16
+    private static let idleGrace: TimeInterval = 2
+
+    init(store: DiskStore, evictor: Evictor) {
+        self.store = store
+        self.evictor = evictor
+    }
+
+    /// The engine of entry `key`, created if none is open, counted as used until `release`.
+    func acquire(key: String, url: URL, origin: any Origin, environment: EngineEnvironment) -> ResourceEngine {
+        engines.withLock { engines in
+            let engine =
+                engines[key]
+                ?? ResourceEngine(
+                    id: engineCount.withLock { count in
+                        count += 1
+                        return count
+                    }, key: key, url: url, origin: origin, environment: environment,
+                    afterEarlierClose: { [closing] in await closing.wait(key) }
+                ) { [weak self] id in self?.closeIfIdle(key: key, id: id) }
+            engines[key] = engine
+            engine.retain()
+            return engine
+        }
+    }
+
+    /// Ends a use of `engine`.
+    func release(_ engine: ResourceEngine) {
+        if engine.release() { closeIfIdle(key: engine.key, id: engine.id) }
+    }
+
+    /// The open engine of entry `key`, if any.
+    func engine(for key: String) -> ResourceEngine? {
+        engines.withLock { $0[key] }
+    }
+
+    /// Every open engine, by key.
+    var all: [String: ResourceEngine] {
+        engines.withLock { $0 }
+    }
+
+    /// Takes entry `key` out for removal unless it is in use: returns `nil` if it is, otherwise its idle engine
+    /// (if one was open), which the caller closes before removing the files, and then calls `end`.
+    func takeForRemoval(_ key: String) -> ResourceEngine?? {
+        engines.withLock { engines -> ResourceEngine?? in
+            let open = engines[key]
+            if let open {
+                guard open.isIdle else { return nil }
+                engines[key] = nil
+            }
+            closing.begin(key)
+            return .some(open)
+        }
+    }
+
+    /// Ends a `takeForRemoval` of entry `key`.
+    func endRemoval(_ key: String) {
+        closing.end(key)
+    }
+
+    /// Closes engine `id` of entry `key` a moment after it went idle, unless it is used again meanwhile.
+    private func closeIfIdle(key: String, id: Int) {
+        // An idle entry stays open a moment: a player's next request for it (they come in bursts) then
+        // finds its files open and its blocks already checked. The newest `idleLimit` stay at most
+        // `idleGrace` seconds.
+        let (engine, overflow) = engines.withLock { engines -> (ResourceEngine?, [ResourceEngine]) in
+            guard let engine = engines[key], engine.id == id, engine.isIdle else { return (nil, []) }
+            let idle = engines.values.filter { $0.isIdle && $0 !== engine }
+            return (engine, idle.count >= Self.idleLimit ? Array(idle.prefix(idle.count - Self.idleLimit + 1)) : [])
+        }
+        guard let engine else { return }
+        Task { [weak self] in
+            for old in overflow { await self?.closeNow(old) }
+            try? await Task.sleep(nanoseconds: UInt64(Self.idleGrace * 1_000_000_000))
+            await self?.closeNow(engine)
+        }
+    }
+
+    /// Closes and forgets `engine` if it is still the entry's and idle.
+    func closeNow(_ engine: ResourceEngine) async {
+        // The index write and its sync first, while a reader may still come back to the open entry.
+        if engine.isIdle { await engine.index.flush() }
+        let leaving = engines.withLock { engines -> Bool in
+            guard engines[engine.key] === engine, engine.isIdle else { return false }
+            engines[engine.key] = nil
+            closing.begin(engine.key)
+            return true
+        }
+        guard leaving else { return }
+        await engine.close()
+        let (store, key) = (store, engine.key)
+        let record = try? await BlockingIO.run { store.record(key: key) }
+        evictor.noteClosed(key: key, record: record ?? nil)
+        closing.end(key)
+    }
+
+    /// For a cache dropped without `close()`: idle entries are closed, the others' records written.
+    func closeBlocking() {
+        for engine in engines.withLock({ Array($0.values) }) {
+            if engine.isIdle { engine.closeBlocking() } else { engine.index.flushBlocking() }
+        }
+    }
+}

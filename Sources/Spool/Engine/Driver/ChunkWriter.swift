@@ -1,0 +1,199 @@
+import Foundation
+
+/// The write-through of what origin requests receive: each chunk's new bytes to the data file and their
+/// checksums, and what that tells the state.
+///
+/// All of an entry's disk changes run on its serial `queue` (on `BlockingIO`), off the lock: chunks, one at a
+/// time, planned, written and taken in within one job, so the checksums of a block two requests fill are
+/// computed in turn while readers go on; before each, the slots of discarded blocks and what a version change
+/// owes (`VersionReset`).
+struct ChunkWriter: Sendable {
+    let core: EntryCore
+    let index: IndexWriter
+    let reset: VersionReset
+    /// Where this entry's writes run, one job at a time.
+    let queue = BlockingIO.serialQueue(label: "Spool.ChunkWriter")
+
+    init(core: EntryCore, index: IndexWriter) {
+        self.core = core
+        self.index = index
+        reset = VersionReset(core: core, index: index)
+    }
+
+    /// What writing a chunk needs, taken under the entry's lock: the parts not stored yet and the bookkeeping
+    /// of the blocks they touch, as it is now.
+    /// No snapshot: the entry must catch up first.
+    private struct PlannedWrite: Sendable {
+        let parts: [Range<Int64>]
+        let snapshot: BlockSnapshot?
+    }
+
+    /// What the file holds after a planned write, even one that failed half-way.
+    private struct WriteResult: Sendable {
+        var present: ByteRangeSet
+        var edges: EdgeSums
+        var trusted: Set<Int64>
+        var hashers: [Int64: BlockHasher]
+        var damaged: [Range<Int64>] = []
+        var failure: (any Error)?
+    }
+
+    /// Writes the parts of `chunk` (at resource `offset`) that are not stored yet; returns whether request
+    /// `id` wants more, or `nil` when nothing can be written until the old version's file slices are back.
+    func store(_ chunk: Data, at offset: Int64, fetch id: Int) async throws -> Bool? {
+        let environment = core.environment
+        let outcome: (more: Bool, damaged: [Range<Int64>])?
+        do {
+            outcome = try await BlockingIO.run(on: queue) { try storeNow(chunk, at: offset, fetch: id) }
+        } catch {
+            if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
+            throw error
+        }
+        core.runRevocations()
+        guard let outcome else { return nil }
+        let flushDue = core.inner.withLock { inner -> Bool in
+            inner.unflushedBytes += Int64(chunk.count)
+            inner.dirty = true
+            inner.unsynced = true
+            // A fast download would sync every few milliseconds: at most a few times a second is enough to
+            // keep what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
+            return inner.unflushedBytes >= environment.policy.indexInterval
+                && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= IndexWriter.minimumFlushInterval
+        }
+        environment.problems.storageWorked(Int64(chunk.count))
+        core.reportDamage(outcome.damaged)
+        if flushDue { index.flushSoon() }
+        // Limits are enforced as data is written: the eviction this may run happens before the chunk counts
+        // as stored for its reader, off this task's thread.
+        await environment.didWrite(Int64(chunk.count))
+        return outcome.more
+    }
+
+    /// Has the queue clear discarded slots and do what a version change owes, without waiting for it.
+    func catchUp() {
+        queue.async {
+            _ = try? catchUpNow()
+            core.runRevocations()
+        }
+    }
+
+    /// Clears the slots of discarded ranges and does what a version change owes; `false` while old slices
+    /// are out. On the queue.
+    private func catchUpNow() throws -> Bool {
+        let (discards, file) = core.inner.withLock { inner in
+            defer { inner.discards.removeAll() }
+            return (inner.discards, inner.file)
+        }
+        for range in discards { try? file?.discard(range) }
+        guard try reset.perform() else { return false }
+        if core.inner.withLock({ $0.file == nil }) {
+            // A new entry's data file is created here, so that planning a write never opens it under the lock.
+            let opened = try core.store.openFile(key: core.key, codec: core.environment.codec)
+            let extra = core.inner.withLock { inner -> BlockFile? in
+                guard inner.file == nil, inner.pendingReset == nil else { return opened }
+                inner.file = opened
+                return nil
+            }
+            extra?.close()
+        }
+        return true
+    }
+
+    /// `store`'s work, blocking, on the queue: plans under the lock, writes off it, takes the result in under
+    /// the lock unless a discard or an adoption changed the entry meanwhile (then the chunk is written again
+    /// from a fresh plan: the same bytes at the same places). `nil` while old slices block the write.
+    private func storeNow(_ chunk: Data, at offset: Int64, fetch id: Int) throws -> (
+        more: Bool, damaged: [Range<Int64>]
+    )? {
+        let range = offset..<(offset + Int64(chunk.count))
+        var damaged: [Range<Int64>] = []
+        var attempts = 0
+        while true {
+            guard try catchUpNow() else { return nil }
+            let planned = try core.inner.withLock { inner -> PlannedWrite? in
+                guard inner.pendingReset == nil, inner.discards.isEmpty else {
+                    return PlannedWrite(parts: [], snapshot: nil)
+                }
+                guard let parts = inner.state.unstoredParts(of: range, fetch: id) else { return nil }
+                return PlannedWrite(parts: parts, snapshot: try BlockSnapshot(of: parts, in: &inner, core: core))
+            }
+            guard let plan = planned else { return (false, damaged) }
+            // Another version or discard came between catching up and planning: catch up again.
+            guard let snapshot = plan.snapshot else {
+                attempts += 1
+                if attempts > Self.writeAttempts { throw SpoolError.storage("the entry kept changing") }
+                continue
+            }
+            if plan.parts.isEmpty { break }
+            let result = Self.write(chunk, at: offset, plan.parts, snapshot)
+            let applied = core.inner.withLock { inner -> Bool in
+                guard snapshot.isCurrent(in: inner) else { return false }
+                apply(result, of: snapshot, in: &inner)
+                return true
+            }
+            attempts += 1
+            if let failure = result.failure, applied || attempts > Self.writeAttempts { throw failure }
+            guard applied else {
+                if attempts > Self.writeAttempts { throw SpoolError.storage("the entry kept changing") }
+                continue
+            }
+            if result.damaged.isEmpty { break }
+            // Damage found on the way un-stored bytes, some of which this chunk may carry: go round until
+            // every byte of the chunk that is not stored has been written.
+            damaged += result.damaged
+        }
+        let more = core.inner.withLock { $0.state.didStore(range, fetch: id) }
+        return (more, damaged)
+    }
+
+    /// How often a chunk is written again because the entry changed under the write before it gives up.
+    private static let writeAttempts = 16
+
+    /// Writes the planned parts of `chunk` and their checksums; blocking, on the write queue.
+    private static func write(
+        _ chunk: Data, at offset: Int64, _ parts: [Range<Int64>], _ taken: BlockSnapshot
+    ) -> WriteResult {
+        var result = WriteResult(
+            present: taken.present, edges: taken.edges, trusted: taken.trusted, hashers: taken.hashers)
+        do {
+            for part in parts {
+                let start = chunk.startIndex + Int(part.lowerBound - offset)
+                let bytes = chunk[start..<(start + Int(part.upperBound - part.lowerBound))]
+                result.damaged += try taken.file.write(
+                    bytes, at: part.lowerBound, present: &result.present, edges: &result.edges,
+                    trusted: &result.trusted, hashers: &result.hashers, length: taken.length, salt: taken.salt)
+            }
+            // Already out of `present`; their blocks' slots are cleared.
+            for range in result.damaged { try? taken.file.discard(range) }
+        } catch {
+            result.failure = error
+        }
+        return result
+    }
+
+    /// Takes in what a write left on disk: the state learns the bytes gained and lost, and the written
+    /// blocks' checksums, checks and running hashes replace the ones of the plan.
+    private func apply(_ result: WriteResult, of snapshot: BlockSnapshot, in inner: inout EntryInner) {
+        reportDiskChange(from: snapshot.present, to: result.present, in: &inner)
+        for block in snapshot.blocks {
+            inner.edgeSums[block] = result.edges[block]
+            inner.hashers[block] = result.hashers[block]
+            if result.trusted.contains(block) { inner.trusted.insert(block) } else { inner.trusted.remove(block) }
+        }
+        // Damaged bytes were discarded: a read planned before must not take their blocks for checked.
+        if !result.damaged.isEmpty { inner.revisions &+= 1 }
+        let now = core.environment.clock()
+        for block in snapshot.blocks { inner.blockUse[block] = now }
+        inner.dirty = true
+    }
+
+    /// Tells the state what a write did to the bytes on disk: `before` became `after`.
+    private func reportDiskChange(from before: ByteRangeSet, to after: ByteRangeSet, in inner: inout EntryInner) {
+        var gained = after
+        var lost = before
+        for range in before.ranges { gained.remove(range) }
+        for range in after.ranges { lost.remove(range) }
+        inner.state.lost(lost.ranges)
+        inner.state.gained(gained)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// What the parts of one entry's engine share: the entry's identity and environment, the state its one lock
+/// guards, and the wake-ups of those waiting for that state to change.
+///
+/// Every part (`FetchRunner`, `ChunkWriter`, `StoredReader`, `SliceLender`, `IndexWriter`, `VersionReset`)
+/// holds this and nothing of the others' state; continuations and revocations are resumed outside the lock.
+final class EntryCore: Sendable {
+    let key: String
+    let url: URL
+    let origin: any Origin
+    let environment: EngineEnvironment
+    let inner: LockedBox<EntryInner>
+    /// Tells the cache that the engine has nothing left running and no user.
+    let becameIdle: @Sendable () -> Void
+
+    init(
+        key: String, url: URL, origin: any Origin, environment: EngineEnvironment,
+        becameIdle: @escaping @Sendable () -> Void
+    ) {
+        self.key = key
+        self.url = url
+        self.origin = origin
+        self.environment = environment
+        self.becameIdle = becameIdle
+        let now = environment.clock()
+        inner = LockedBox(
+            EntryInner(
+                state: EngineState(policy: environment.policy, info: nil, stored: ByteRangeSet()), created: now,
+                lastAccess: now))
+    }
+
+    var store: DiskStore { environment.store }
+    var policy: FetchPolicy { environment.policy }
+    /// The URL as problems and records name it (without credentials or query secrets).
+    var displayURL: String { CacheKeyPolicy.displayURL(for: url) }
+
+    /// Wakes every reader waiting for a change, after running the revocations queued under the lock.
+    func notifyReaders() {
+        runRevocations()
+        let waiters = inner.withLock { inner in
+            inner.changes &+= 1
+            defer { inner.waiters.removeAll() }
+            return Array(inner.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs the slice revocations queued under the lock.
+    func runRevocations() {
+        let revocations = inner.withLock { inner in
+            defer { inner.revocations.removeAll() }
+            return inner.revocations
+        }
+        for revoke in revocations { revoke() }
+    }
+
+    /// Returns once `ready` holds (checked under the lock) or the task is cancelled. Until then the caller waits
+    /// in `waiters` under `id`, for whoever makes `ready` true to resume it outside the lock.
+    func suspend(
+        id: Int, in waiters: WritableKeyPath<EntryInner, [Int: CheckedContinuation<Void, Never>]> & Sendable,
+        until ready: (EntryInner) -> Bool
+    ) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = inner.withLock { inner in
+                    if ready(inner) || Task.isCancelled { return true }
+                    inner[keyPath: waiters][id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            inner.withLock { $0[keyPath: waiters].removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Reports damaged stored bytes, once each, to the cache's problem handler.
+    func reportDamage(_ ranges: [Range<Int64>]) {
+        for range in ranges { environment.problems.report(.corruptData(url: displayURL, range: range)) }
+    }
+}

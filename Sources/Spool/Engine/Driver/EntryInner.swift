@@ -1,0 +1,126 @@
+import Foundation
+
+/// The state of one entry that only its lock (`EntryCore.inner`) guards: the decisions, the open data file,
+/// the tasks and waiters, and the bookkeeping of index writes, checksums, slices and eviction.
+struct EntryInner {
+    var state: EngineState
+    /// Whether the index record and the data file have been read (`ResourceEngine.open`).
+    var opening = Opening.notStarted
+    var file: BlockFile?
+    var created: Date
+    var infoTask: Task<ContentInfo, any Error>?
+    var tasks: [Int: Task<Void, Never>] = [:]
+    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Counts state changes, so a reader never sleeps through one that happened before it waited.
+    var changes: UInt64 = 0
+    var users = 0
+    var pinned = false
+    var lastAccess: Date
+
+    // Index writes (`IndexWriter`).
+    var unflushedBytes: Int64 = 0
+    /// When the last flush took its snapshot (system uptime: the cache's clock may be a test's).
+    var lastFlush: TimeInterval = -.infinity
+    /// Whether bytes were written since the last sync; a record that only moves the last access needs none.
+    var unsynced = false
+    /// The last access the record on disk holds.
+    var savedLastAccess: Date = .distantPast
+    /// Whether the index record lags behind the state.
+    var dirty = false
+    /// Whether a background flush is queued and has not started yet.
+    var flushQueued = false
+    /// The record file as this engine last read or wrote it: another stamp means another process wrote.
+    var recordStamp: [Int64]?
+
+    // Blocks and their checks.
+    /// Where each reader is, so eviction spares the bytes they are about to read.
+    var readerPositions: [Int: Int64] = [:]
+    /// When each block was last written or read in this process; blocks not in it are older.
+    var blockUse: [Int64: Date] = [:]
+    var saltCache: (info: ContentInfo, salt: Data)?
+    /// The checksums of partial blocks, as the stored ranges are now.
+    var edgeSums: EdgeSums = [:]
+    /// Blocks whose stored bytes this engine has checked or written itself: read without checking again.
+    var trusted = Set<Int64>()
+    /// The running checksums of the partial blocks this engine is filling; any other change to a block's
+    /// stored bytes drops its entry.
+    var hashers: [Int64: BlockHasher] = [:]
+    /// Counts the changes that can invalidate a read done off the lock: stored bytes discarded (damage,
+    /// eviction, a new version) and another process's bytes adopted into blocks checked here.
+    var revisions: UInt64 = 0
+    /// Bytes found damaged here: never taken back from another process's record, or a reader could go
+    /// round between adopting and rejecting them.
+    var distrusted = ByteRangeSet()
+    /// What a version change still has to do on disk (see `VersionReset`); no bytes are written until it is
+    /// done.
+    var pendingReset: VersionReset.Pending?
+    /// Ranges let go whose checksum slots are still to be cleared, by the entry's write queue before its next
+    /// write (`ChunkWriter`): nothing claims them meanwhile, so no read plans on them.
+    var discards: [Range<Int64>] = []
+
+    // File slices (`SliceLender`).
+    /// The file slices handed out and not yet released (see `FileSlice`), by lease number.
+    var leases: [Int: Lease] = [:]
+    var nextLease = 1
+    /// Revocations of slices whose bytes must go, to run once the lock is left.
+    var revocations: [@Sendable () -> Void] = []
+    /// Writes waiting for every slice to be released, by lease-wait number.
+    var leaseWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+
+    /// No user, nothing running and no slice out: the engine may be closed.
+    var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil && leases.isEmpty }
+
+    /// How far opening the entry has come.
+    enum Opening {
+        case notStarted
+        case running([CheckedContinuation<Void, Never>])
+        case done
+    }
+
+    /// A file slice handed out: its bytes, and how to make its holder give it back early.
+    struct Lease {
+        let range: Range<Int64>
+        let revoke: @Sendable () -> Void
+    }
+
+    mutating func openFile(_ environment: EngineEnvironment, key: String) throws -> BlockFile {
+        if let file { return file }
+        let opened = try environment.store.openFile(key: key, codec: environment.codec)
+        file = opened
+        return opened
+    }
+
+    /// The salt of the version the stored bytes belong to.
+    mutating func salt(key: String) -> Data {
+        guard let info = state.info else { return Data() }
+        if let saltCache, saltCache.info == info { return saltCache.salt }
+        let salt = BlockLayout.salt(key: key, info: info)
+        saltCache = (info, salt)
+        return salt
+    }
+
+    /// Records that reader `id` delivered `range`, of the current version, at `now`.
+    mutating func delivered(_ range: Range<Int64>, to id: Int, at now: Date) {
+        state.markDelivered(reader: id, generation: state.generation)
+        readerPositions[id] = range.upperBound
+        for block in BlockLayout.blocks(in: range) { blockUse[block] = now }
+    }
+
+    /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are to be cleared (`discards`),
+    /// readers that need them fetch them again.
+    mutating func forget(_ ranges: [Range<Int64>]) {
+        revisions &+= 1
+        for range in ranges where !range.isEmpty {
+            for block in BlockLayout.blocks(in: range) {
+                edgeSums[block] = nil
+                trusted.remove(block)
+                hashers[block] = nil
+            }
+            state.lost([range])
+            distrusted.insert(range)
+            discards.append(range)
+        }
+        dirty = true
+        changes &+= 1
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The entry's index record: writes it (in the background during downloads) and adopts what another process
+/// stored in the same entry.
+///
+/// Every record write of the entry runs on its serial `queue` (on `BlockingIO`), one at a time and off every
+/// lock: a sync can take a disk's write time for all the bytes written since the last one.
+struct IndexWriter: Sendable {
+    let core: EntryCore
+    /// Where this entry's record writes run, one at a time.
+    let queue = BlockingIO.serialQueue(label: "Spool.IndexWriter")
+
+    /// The shortest time between two flushes a download asks for.
+    static let minimumFlushInterval: TimeInterval = 0.25
+
+    /// Queues a flush, unless one is queued already: a download must not stop for a sync.
+    func flushSoon() {
+        let queueIt = core.inner.withLock { inner -> Bool in
+            guard inner.dirty, !inner.flushQueued else { return false }
+            inner.flushQueued = true
+            return true
+        }
+        guard queueIt else { return }
+        queue.async {
+            core.inner.withLock { $0.flushQueued = false }
+            flushNow()
+        }
+    }
+
+    /// Brings the index record up to date with what is on disk, and returns once it is.
+    func flush() async {
+        _ = try? await BlockingIO.run(on: queue) { flushNow() }
+    }
+
+    /// `flush`, blocking the caller: for synchronous API and for a cache dropped without `close()`.
+    func flushBlocking() {
+        queue.sync { flushNow() }
+    }
+
+    /// Runs `work` on the record queue, after every flush queued before it: for a version change's record.
+    func serially<T>(_ work: () throws -> T) rethrows -> T {
+        try queue.sync(execute: work)
+    }
+
+    /// The record write itself, on `queue`.
+    private func flushNow() {
+        // The claims are taken first, with the edge checksums of that moment, then the bytes they name are
+        // synced, then the record is saved: it never claims a byte that is not on disk, and bytes written
+        // after it was taken never change what it vouches for.
+        let taken = core.inner.withLock { inner -> (EntryRecord, BlockFile?, ByteRangeSet, Int)? in
+            guard let info = inner.state.info, inner.dirty else { return nil }
+            inner.dirty = false
+            inner.unflushedBytes = 0
+            inner.lastFlush = ProcessInfo.processInfo.systemUptime
+            inner.savedLastAccess = inner.lastAccess
+            let record = EntryRecord(
+                url: core.displayURL, info: info, ranges: inner.state.stored, created: inner.created,
+                lastAccess: inner.lastAccess, pinned: inner.pinned, keyCheck: core.environment.codec.keyCheck,
+                edgeSums: inner.edgeSums)
+            let needsSync = inner.unsynced
+            inner.unsynced = false
+            return (record, needsSync ? inner.file : nil, inner.distrusted, inner.state.generation)
+        }
+        guard let (snapshot, syncing, distrusted, generation) = taken else { return }
+        var record = snapshot
+        syncing?.synchronize()
+        let file = core.inner.withLock { $0.file }
+        // Other processes may fill the same entry: under a lock they respect, their claims are merged in
+        // rather than overwritten.
+        file?.lockRecord()
+        defer { file?.unlockRecord() }
+        if let theirs = core.store.record(key: core.key), theirs.keyCheck == record.keyCheck,
+            !theirs.info.isDifferentVersion(from: record.info)
+        {
+            // Bytes this engine dropped (damaged, evicted) stay dropped even if the record still names them.
+            var offered = theirs.ranges
+            for range in distrusted.ranges { offered.remove(range) }
+            let merged = EntryClaims(ranges: record.ranges, edges: record.edgeSums)
+                .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: record.info.length)
+            record.ranges = merged.ranges
+            record.edgeSums = merged.edges
+            record.lastAccess = max(record.lastAccess, theirs.lastAccess)
+            record.created = min(record.created, theirs.created)
+        }
+        // A new version may have come meanwhile; its record (written on this queue too) must stay.
+        guard core.inner.withLock({ $0.state.generation == generation && $0.state.info == record.info }) else {
+            return
+        }
+        // Only a record that claims newly written bytes needs to survive a crash; one that moves the last
+        // access or names the version may be lost, the record before it claims nothing untrue.
+        try? core.store.save(record, key: core.key, durable: syncing != nil)
+        let stamp = core.store.recordStamp(key: core.key)
+        core.inner.withLock { $0.recordStamp = stamp }
+    }
+
+    /// Takes in the bytes another process stored since this engine last looked, if they are of the same
+    /// version and not found damaged here; returns whether there were any. Reads the record off the lock.
+    func adoptStoredElsewhere() -> Bool {
+        // Unchanged since this engine read or wrote it: nothing new, and no need to read it.
+        let stamp = core.store.recordStamp(key: core.key)
+        guard core.inner.withLock({ stamp != $0.recordStamp && $0.pendingReset == nil }),
+            let theirs = core.store.record(key: core.key), theirs.keyCheck == core.environment.codec.keyCheck
+        else { return false }
+        return core.inner.withLock { inner -> Bool in
+            // Before the file is emptied for a new version, its bytes are the old version's whatever a record
+            // says.
+            guard inner.pendingReset == nil, let info = inner.state.info else { return false }
+            inner.recordStamp = stamp
+            guard !theirs.info.isDifferentVersion(from: info) else { return false }
+            var offered = theirs.ranges
+            for range in inner.distrusted.ranges { offered.remove(range) }
+            let merged = EntryClaims(ranges: inner.state.stored, edges: inner.edgeSums)
+                .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: info.length)
+            guard merged.ranges != inner.state.stored else { return false }
+            // Merging only adds (a side's bytes are replaced only by a side that holds them all). Bytes this
+            // process has not checked make their blocks unchecked again.
+            var added = merged.ranges
+            for range in inner.state.stored.ranges { added.remove(range) }
+            for range in added.ranges {
+                for block in BlockLayout.blocks(in: range) { inner.trusted.remove(block) }
+            }
+            inner.revisions &+= 1
+            inner.state.gained(added)
+            inner.edgeSums = merged.edges
+            inner.hashers.removeAll()
+            inner.changes &+= 1
+            return true
+        }
+    }
+}

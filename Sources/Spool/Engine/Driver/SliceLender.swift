@@ -1,0 +1,50 @@
+import Foundation
+
+/// File slices: stored bytes lent to a caller that sends them from the data file (see `FileSlice`), and the
+/// leases that make eviction spare their bytes and a new version wait for them (`VersionReset`).
+struct SliceLender: Sendable {
+    let core: EntryCore
+
+    /// A slice of the longest start of `range` whose blocks this process has checked or written itself; `nil`
+    /// when the first block still needs its check (the caller then reads it, which checks it).
+    func lend(_ range: Range<Int64>, revoke: @escaping @Sendable () -> Void, in inner: inout EntryInner) throws
+        -> FileSlice?
+    {
+        var upper = range.lowerBound
+        for block in BlockLayout.blocks(in: range) {
+            guard inner.trusted.contains(block) else { break }
+            upper = min(range.upperBound, BlockLayout.range(of: block).upperBound)
+        }
+        guard upper > range.lowerBound else { return nil }
+        let descriptor = try inner.openFile(core.environment, key: core.key).data.duplicateDescriptor()
+        let lease = inner.nextLease
+        inner.nextLease += 1
+        inner.leases[lease] = EntryInner.Lease(range: range.lowerBound..<upper, revoke: revoke)
+        return FileSlice(descriptor: descriptor, offset: range.lowerBound, count: Int(upper - range.lowerBound)) {
+            [core] in
+            SliceLender(core: core).endLease(lease)
+        }
+    }
+
+    /// Takes back a slice; wakes the writes waiting for the old version's slices once none is out.
+    private func endLease(_ lease: Int) {
+        let (waiters, idle) = core.inner.withLock { inner -> ([CheckedContinuation<Void, Never>], Bool) in
+            guard inner.leases.removeValue(forKey: lease) != nil else { return ([], false) }
+            guard inner.leases.isEmpty else { return ([], false) }
+            defer { inner.leaseWaiters.removeAll() }
+            return (Array(inner.leaseWaiters.values), inner.isIdle)
+        }
+        for waiter in waiters { waiter.resume() }
+        // Slices come back on a server's event loop, which closing an idle engine must not hold up.
+        if idle { Task { [core] in core.becameIdle() } }
+    }
+
+    /// Returns once no slice is out, or the task is cancelled.
+    func slicesReturned() async {
+        let id = core.inner.withLock { inner -> Int in
+            defer { inner.nextLease += 1 }
+            return inner.nextLease
+        }
+        await core.suspend(id: id, in: \.leaseWaiters) { $0.leases.isEmpty }
+    }
+}

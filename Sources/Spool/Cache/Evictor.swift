@@ -58,14 +58,6 @@ final class Evictor: Sendable {
         }
     }
 
-    /// Learns the state of an entry kept open though unused, which counts as closed.
-    func noteIdle(key: String, summary: Summary) {
-        summaries.withLock { known in
-            guard known != nil else { return }
-            known!.entries[key] = summary
-        }
-    }
-
     private func knownEntries(now: Date) -> [String: Summary] {
         if let known = summaries.withLock({ $0 }), now.timeIntervalSince(known.read) < Self.refreshInterval,
             now >= known.read
@@ -81,8 +73,11 @@ final class Evictor: Sendable {
     }
 
     /// Brings the cache within its limits; on `queue` only. `active` are the engines open and in use in this
-    /// process; `remove` deletes an idle entry unless it is in use (returns whether it did).
-    func enforce(active: [String: ResourceEngine], remove removeEntry: (String) -> Bool) {
+    /// process, `idle` what the engines kept open though unused hold (they count as closed, and their records
+    /// may lag behind); `remove` deletes an idle entry unless it is in use (returns whether it did).
+    func enforce(
+        active: [String: ResourceEngine], idle idleEngines: [String: Summary], remove removeEntry: (String) -> Bool
+    ) {
         guard isActive else { return }
         func remove(_ key: String) -> Bool {
             guard removeEntry(key) else { return false }
@@ -92,7 +87,8 @@ final class Evictor: Sendable {
         let now = clock()
         var idle: [(key: String, bytes: Int64, lastAccess: Date, pinned: Bool)] = []
         var total: Int64 = 0
-        for (key, summary) in knownEntries(now: now) where active[key] == nil {
+        let known = knownEntries(now: now).merging(idleEngines) { _, open in open }
+        for (key, summary) in known where active[key] == nil {
             idle.append((key, summary.bytes, summary.lastAccess, summary.pinned))
             total += summary.bytes
         }

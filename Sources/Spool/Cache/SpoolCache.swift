@@ -191,10 +191,9 @@ public final class SpoolCache: Sendable {
         // do entries still opening: their record says what they hold.
         let engines = open.all
         let active = engines.filter { !$0.value.isIdle && $0.value.isOpen }
-        for (key, engine) in engines where active[key] == nil {
-            if let summary = engine.summary { evictor.noteIdle(key: key, summary: summary) }
-        }
-        evictor.enforce(active: active) { key in
+        var idle: [String: Evictor.Summary] = [:]
+        for (key, engine) in engines where active[key] == nil { idle[key] = engine.summary }
+        evictor.enforce(active: active, idle: idle) { key in
             // Taken out of the map under its lock, so no reader can pick the engine up while the entry goes; a
             // new engine of it opens once the removal is done.
             guard let leaving = open.takeForRemoval(key) else { return false }

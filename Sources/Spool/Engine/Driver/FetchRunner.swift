@@ -226,11 +226,11 @@ struct FetchRunner: Sendable {
 
     /// Forgets the task of request `id`, which the state has finished; wakes its readers.
     private func fetchEnded(_ id: Int) {
-        index.flushSoon()
         let idle = inner.withLock { inner in
             inner.tasks[id] = nil
             return inner.isIdle
         }
+        index.flushSoon()
         core.notifyReaders()
         if idle { core.becameIdle() }
     }

@@ -74,9 +74,11 @@ final class Evictor: Sendable {
 
     /// Brings the cache within its limits; on `queue` only. `active` are the engines open and in use in this
     /// process, `idle` what the engines kept open though unused hold (they count as closed, and their records
-    /// may lag behind); `remove` deletes an idle entry unless it is in use (returns whether it did).
+    /// may lag behind), `incoming` bytes about to be written; `remove` deletes an idle entry unless it is in
+    /// use (returns whether it did).
     func enforce(
-        active: [String: ResourceEngine], idle idleEngines: [String: Summary], remove removeEntry: (String) -> Bool
+        active: [String: ResourceEngine], idle idleEngines: [String: Summary], incoming: Int64,
+        remove removeEntry: (String) -> Bool
     ) {
         guard isActive else { return }
         func remove(_ key: String) -> Bool {
@@ -86,7 +88,7 @@ final class Evictor: Sendable {
         }
         let now = clock()
         var idle: [(key: String, bytes: Int64, lastAccess: Date, pinned: Bool)] = []
-        var total: Int64 = 0
+        var total = incoming
         let known = knownEntries(now: now).merging(idleEngines) { _, open in open }
         for (key, summary) in known where active[key] == nil {
             idle.append((key, summary.bytes, summary.lastAccess, summary.pinned))

@@ -177,23 +177,24 @@ public final class SpoolCache: Sendable {
     /// app that lowered them, or a test that moved its clock. Blocks the caller while files are removed.
     public func enforceLimits() {
         guard evictor.isActive else { return }
-        evictor.queue.sync { enforceLimitsNow() }
+        evictor.queue.sync { enforceLimitsNow(incoming: 0) }
     }
 
-    /// `enforceLimits` for a download that just wrote: the pass runs on the eviction queue, not its thread.
-    private func enforceLimitsAfterWriting() async {
-        _ = try? await BlockingIO.run(on: evictor.queue) { self.enforceLimitsNow() }
+    /// `enforceLimits` for a download about to write `incoming` bytes: the pass runs on the eviction queue, not
+    /// its thread.
+    private func makeRoom(for incoming: Int64) async {
+        _ = try? await BlockingIO.run(on: evictor.queue) { self.enforceLimitsNow(incoming: incoming) }
     }
 
     /// One eviction pass, on the evictor's queue.
-    private func enforceLimitsNow() {
+    private func enforceLimitsNow(incoming: Int64) {
         // Entries kept open only because they were used a moment ago count as closed: they may go whole. So
         // do entries still opening: their record says what they hold.
         let engines = open.all
         let active = engines.filter { !$0.value.isIdle && $0.value.isOpen }
         var idle: [String: Evictor.Summary] = [:]
         for (key, engine) in engines where active[key] == nil { idle[key] = engine.summary }
-        evictor.enforce(active: active, idle: idle) { key in
+        evictor.enforce(active: active, idle: idle, incoming: incoming) { key in
             // Taken out of the map under its lock, so no reader can pick the engine up while the entry goes; a
             // new engine of it opens once the removal is done.
             guard let leaving = open.takeForRemoval(key) else { return false }
@@ -237,11 +238,16 @@ public final class SpoolCache: Sendable {
     private var environment: EngineEnvironment {
         EngineEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
-            problems: problems, link: linkMonitor, checked: checked
-        ) { [weak self] bytes in
-            guard let self, self.evictor.noteWritten(bytes) else { return }
-            await self.enforceLimitsAfterWriting()
-        }
+            problems: problems, link: linkMonitor, checked: checked,
+            willWrite: { [weak self] bytes in
+                guard let self, self.evictor.noteWritten(bytes) else { return }
+                await self.makeRoom(for: bytes)
+            },
+            // Batches of 4 blocks took a cold read through the proxy from 0.85-1.02 to 0.71-0.81 CPU seconds per
+            // 256 MiB. Under a size limit a batch lands whole, past what eviction can take back while a reader
+            // still needs the bytes ahead of it: one block keeps the cache within a block of its limit.
+            writeBatchLimit: Int(
+                configuration.limits.maxBytes == nil ? 4 * BlockLayout.blockSize : BlockLayout.blockSize))
     }
 
     private func release(_ engine: ResourceEngine) {

@@ -12,7 +12,9 @@ struct EngineEnvironment: Sendable {
     let link: LinkMonitor
     /// The blocks checked in this process, kept across an entry's close and reopening.
     let checked: CheckedBlocks
-    /// Told how many bytes an engine just stored, so limits are enforced as data is written; returns once
-    /// any eviction that caused has run.
-    let didWrite: @Sendable (Int64) async -> Void
+    /// Told how many bytes an engine is about to store, so limits are enforced as data is written; returns
+    /// once any eviction that made room for them has run.
+    let willWrite: @Sendable (Int64) async -> Void
+    /// The most bytes a request receives ahead of its writes and writes as one batch (`ChunkPipe`).
+    let writeBatchLimit: Int
 }

@@ -42,6 +42,9 @@ struct ChunkWriter: Sendable {
     /// `id` wants more, or `nil` when nothing can be written until the old version's file slices are back.
     func store(_ chunk: Data, at offset: Int64, fetch id: Int) async throws -> Bool? {
         let environment = core.environment
+        // Limits are enforced as data is written, room made before a batch lands (off this task's thread), so
+        // a batch of several blocks does not take the cache past its limit.
+        await environment.willWrite(Int64(chunk.count))
         let outcome: (more: Bool, damaged: [Range<Int64>])?
         do {
             outcome = try await BlockingIO.run(on: queue) { try storeNow(chunk, at: offset, fetch: id) }
@@ -63,9 +66,6 @@ struct ChunkWriter: Sendable {
         environment.problems.storageWorked(Int64(chunk.count))
         core.reportDamage(outcome.damaged)
         if flushDue { index.flushSoon() }
-        // Limits are enforced as data is written: the eviction this may run happens before the chunk counts
-        // as stored for its reader, off this task's thread.
-        await environment.didWrite(Int64(chunk.count))
         return outcome.more
     }
 

@@ -149,7 +149,11 @@ struct FetchRunner: Sendable {
 
     /// Stores the body of `response` for request `id` until the request has what it asked for. Fails with
     /// `SpoolError.timedOut` when no byte arrives for `stallTimeout`; `onBytes` is told of every chunk.
-    /// Returns the resource offset where the body stopped being read.
+    /// Returns the resource offset where the body stopped being stored.
+    ///
+    /// Receiving and storing run side by side, joined by a `ChunkPipe`: the next chunks arrive while a batch
+    /// is written. Bytes received before the body fails or the request is cancelled are still stored (they
+    /// are paid for), then the failure is thrown.
     private func receive(
         _ response: OriginReadResponse, fetch id: Int, onBytes: @escaping @Sendable () -> Void
     ) async throws -> Int64 {
@@ -157,29 +161,42 @@ struct FetchRunner: Sendable {
         let link = environment.link
         let stallTimeout = policy.stallTimeout
         let lastByte = LockedBox(LinkMonitor.now)
+        let pipe = ChunkPipe(start: response.offset, limit: environment.writeBatchLimit)
         link.bodyStarted(url, at: LinkMonitor.now)
         defer { link.bodyEnded(url, at: LinkMonitor.now) }
-        return try await withThrowingTaskGroup(of: Int64.self) { [writer, lender, core] group in
+        return try await withThrowingTaskGroup(of: Outcome.self) { [writer, lender, core] group in
+            group.addTask {
+                defer { pipe.finish() }
+                do {
+                    for try await chunk in response.body {
+                        let now = LinkMonitor.now
+                        lastByte.withLock { $0 = now }
+                        link.received(chunk.count, from: url, at: now)
+                        guard !chunk.isEmpty else { continue }
+                        onBytes()
+                        await pipe.push(chunk)
+                        try Task.checkCancellation()
+                    }
+                    return .received
+                } catch {
+                    return .receiveFailed(error)
+                }
+            }
             group.addTask {
                 var offset = response.offset
-                for try await chunk in response.body {
-                    let now = LinkMonitor.now
-                    lastByte.withLock { $0 = now }
-                    link.received(chunk.count, from: url, at: now)
-                    var stored = try await writer.store(chunk, at: offset, fetch: id)
+                while let (batch, start) = await pipe.take() {
+                    var stored = try await writer.store(batch, at: start, fetch: id)
                     while stored == nil {
                         // A new version waits for the old one's file slices before it empties the file.
                         await lender.slicesReturned()
                         try Task.checkCancellation()
-                        stored = try await writer.store(chunk, at: offset, fetch: id)
+                        stored = try await writer.store(batch, at: start, fetch: id)
                     }
-                    let more = stored!
-                    offset += Int64(chunk.count)
-                    if !chunk.isEmpty { onBytes() }
+                    offset = start + Int64(batch.count)
                     core.notifyReaders()
-                    if !more { return offset }
+                    if stored == false || Task.isCancelled { break }
                 }
-                return offset
+                return .stored(offset)
             }
             group.addTask {
                 // The watchdog: checks a few times per timeout whether bytes still come.
@@ -191,11 +208,30 @@ struct FetchRunner: Sendable {
                     }
                 }
             }
-            // The body ends first unless the watchdog throws; it never returns.
-            let reached = try await group.next() ?? response.offset
+            // The storing side ends the body (at its end, or once the request has what it asked for); the
+            // watchdog only by throwing.
+            var failure: (any Error)?
+            var reached = response.offset
+            storing: while let outcome = try await group.next() {
+                switch outcome {
+                case .received: continue
+                case .receiveFailed(let error): failure = error
+                case .stored(let offset):
+                    reached = offset
+                    break storing
+                }
+            }
             group.cancelAll()
+            if let failure { throw failure }
             return reached
         }
+    }
+
+    /// How one side of `receive` ended.
+    private enum Outcome: Sendable {
+        case received
+        case receiveFailed(any Error)
+        case stored(Int64)
     }
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.

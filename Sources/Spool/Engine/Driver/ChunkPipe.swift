@@ -1,0 +1,89 @@
+import Foundation
+
+/// Hands the chunks an origin response delivers from the task that receives them to the task that stores
+/// them, so that the next chunks arrive while one batch is written. The writer takes everything received
+/// since its last take as one batch: on a fast link a write job (a hop to the write queue, a `pwrite`, the
+/// checksums, the bookkeeping) then covers several chunks instead of one.
+///
+/// At most `limit` bytes wait: the receiving side is held up beyond that (so is the origin, through the
+/// transport's backpressure), and memory does not grow with a slow disk.
+final class ChunkPipe: Sendable {
+    private let limit: Int
+    private let state: LockedBox<State>
+
+    private struct State {
+        var pending = Data()
+        var start: Int64
+        var finished = false
+        /// The side waiting: the writer for bytes, or the receiver for room.
+        var takeWaiter: CheckedContinuation<Void, Never>?
+        var pushWaiter: CheckedContinuation<Void, Never>?
+    }
+
+    /// A pipe for a body whose first byte is at resource offset `start`.
+    init(start: Int64, limit: Int) {
+        self.limit = limit
+        state = LockedBox(State(start: start))
+    }
+
+    /// Adds `chunk`; returns once fewer than `limit` bytes wait, or the task is cancelled.
+    func push(_ chunk: Data) async {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            // The first chunk of a batch is kept as it is: no copy unless chunks pile up.
+            if state.pending.isEmpty { state.pending = chunk } else { state.pending.append(chunk) }
+            defer { state.takeWaiter = nil }
+            return state.takeWaiter
+        }
+        waiter?.resume()
+        await wait(in: \.pushWaiter) { $0.pending.count < limit || $0.finished }
+    }
+
+    /// Ends the body: the writer takes what is left, then `nil`.
+    func finish() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.finished = true
+            defer { (state.takeWaiter, state.pushWaiter) = (nil, nil) }
+            return [state.takeWaiter, state.pushWaiter].compactMap { $0 }
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Everything received since the last take, with the resource offset of its first byte; waits while
+    /// nothing is; `nil` once the body has ended and all of it was taken, or the task is cancelled.
+    func take() async -> (Data, Int64)? {
+        await wait(in: \.takeWaiter) { !$0.pending.isEmpty || $0.finished }
+        let (taken, waiter) = state.withLock { state -> ((Data, Int64)?, CheckedContinuation<Void, Never>?) in
+            guard !state.pending.isEmpty else { return (nil, nil) }
+            let batch = (state.pending, state.start)
+            state.start += Int64(state.pending.count)
+            state.pending = Data()
+            defer { state.pushWaiter = nil }
+            return (batch, state.pushWaiter)
+        }
+        waiter?.resume()
+        return taken
+    }
+
+    /// Returns once `ready` holds or the task is cancelled; meanwhile the caller's continuation waits in
+    /// `slot`, for the other side to resume it outside the lock.
+    private func wait(
+        in slot: WritableKeyPath<State, CheckedContinuation<Void, Never>?> & Sendable, until ready: (State) -> Bool
+    ) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if ready(state) || Task.isCancelled { return true }
+                    state[keyPath: slot] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state[keyPath: slot] = nil }
+                return state[keyPath: slot]
+            }
+            waiter?.resume()
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+@testable import Spool
+
+/// The pipe between a request's receiving and storing sides: batches in order, bounded, ended and cancelled
+/// cleanly.
+final class ChunkPipeTests: XCTestCase {
+    func testChunksWaitingWhileTheWriterIsBusyComeAsOneBatchInOrder() async throws {
+        let pipe = ChunkPipe(start: 1000, limit: 1 << 20)
+        await pipe.push(Data([1, 2]))
+        await pipe.push(Data([3]))
+        await pipe.push(Data([4, 5, 6]))
+        let first = await pipe.take()
+        XCTAssertEqual(first?.0, Data([1, 2, 3, 4, 5, 6]))
+        XCTAssertEqual(first?.1, 1000)
+        await pipe.push(Data([7]))
+        pipe.finish()
+        let second = await pipe.take()
+        XCTAssertEqual(second?.0, Data([7]))
+        XCTAssertEqual(second?.1, 1006, "each batch starts where the one before ended")
+        let end = await pipe.take()
+        XCTAssertNil(end, "after the end and the last batch, nothing")
+    }
+
+    func testTheReceiverWaitsOnceTheLimitIsReached() async throws {
+        let pipe = ChunkPipe(start: 0, limit: 100)
+        let pushed = LockedBox(0)
+        let receiver = Task {
+            for _ in 0..<3 {
+                await pipe.push(Data(count: 60))
+                pushed.withLock { $0 += 1 }
+            }
+            pipe.finish()
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(pushed.withLock { $0 }, 1, "60 bytes pass, the next 60 reach the limit and wait")
+        var total = 0
+        while let (batch, _) = await pipe.take() {
+            XCTAssertLessThanOrEqual(batch.count, 120, "never more than the limit plus one chunk waits")
+            total += batch.count
+        }
+        await receiver.value
+        XCTAssertEqual(total, 180)
+    }
+
+    func testCancellingEitherSideEndsItsWait() async throws {
+        let pipe = ChunkPipe(start: 0, limit: 10)
+        let taker = Task { await pipe.take() }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        taker.cancel()
+        let taken = await taker.value
+        XCTAssertNil(taken, "a cancelled writer stops waiting for bytes")
+
+        let pusher = Task { await pipe.push(Data(count: 20)) }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        pusher.cancel()
+        await pusher.value
+        let left = await pipe.take()
+        XCTAssertEqual(left?.0.count, 20, "what was pushed before the cancellation is still there to store")
+    }
+}

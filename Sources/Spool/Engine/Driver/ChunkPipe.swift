@@ -12,7 +12,10 @@ final class ChunkPipe: Sendable {
     private let state: LockedBox<State>
 
     private struct State {
-        var pending = Data()
+        /// Kept as received and joined once when taken: appending to one buffer would grow it by doubling, to
+        /// up to twice the limit per request.
+        var pending: [Data] = []
+        var pendingBytes = 0
         var start: Int64
         var finished = false
         /// The side waiting: the writer for bytes, or the receiver for room.
@@ -29,13 +32,13 @@ final class ChunkPipe: Sendable {
     /// Adds `chunk`; returns once fewer than `limit` bytes wait, or the task is cancelled.
     func push(_ chunk: Data) async {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            // The first chunk of a batch is kept as it is: no copy unless chunks pile up.
-            if state.pending.isEmpty { state.pending = chunk } else { state.pending.append(chunk) }
+            state.pending.append(chunk)
+            state.pendingBytes += chunk.count
             defer { state.takeWaiter = nil }
             return state.takeWaiter
         }
         waiter?.resume()
-        await wait(in: \.pushWaiter) { $0.pending.count < limit || $0.finished }
+        await wait(in: \.pushWaiter) { $0.pendingBytes < limit || $0.finished }
     }
 
     /// Ends the body: the writer takes what is left, then `nil`.
@@ -52,16 +55,20 @@ final class ChunkPipe: Sendable {
     /// nothing is; `nil` once the body has ended and all of it was taken, or the task is cancelled.
     func take() async -> (Data, Int64)? {
         await wait(in: \.takeWaiter) { !$0.pending.isEmpty || $0.finished }
-        let (taken, waiter) = state.withLock { state -> ((Data, Int64)?, CheckedContinuation<Void, Never>?) in
-            guard !state.pending.isEmpty else { return (nil, nil) }
-            let batch = (state.pending, state.start)
-            state.start += Int64(state.pending.count)
-            state.pending = Data()
+        let (taken, start, waiter) = state.withLock { state -> ([Data], Int64, CheckedContinuation<Void, Never>?) in
+            let taken = (state.pending, state.start)
+            state.start += Int64(state.pendingBytes)
+            (state.pending, state.pendingBytes) = ([], 0)
             defer { state.pushWaiter = nil }
-            return (batch, state.pushWaiter)
+            return (taken.0, taken.1, state.pushWaiter)
         }
         waiter?.resume()
-        return taken
+        guard let first = taken.first else { return nil }
+        // A single chunk goes as it is; several are joined in one buffer of their exact size.
+        guard taken.count > 1 else { return (first, start) }
+        var batch = Data(capacity: taken.reduce(0) { $0 + $1.count })
+        for chunk in taken { batch.append(chunk) }
+        return (batch, start)
     }
 
     /// Returns once `ready` holds or the task is cancelled; meanwhile the caller's continuation waits in

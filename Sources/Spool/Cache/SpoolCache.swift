@@ -240,14 +240,16 @@ public final class SpoolCache: Sendable {
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
             problems: problems, link: linkMonitor, checked: checked,
             willWrite: { [weak self] bytes in
-                guard let self, self.evictor.noteWritten(bytes) else { return }
+                guard let self, self.evictor.noteWritten(bytes) else { return false }
                 await self.makeRoom(for: bytes)
+                return true
             },
+            limitsAfterWrite: { [weak self] in await self?.makeRoom(for: 0) },
             // Batches of 4 blocks took a cold read through the proxy from 0.85-1.02 to 0.71-0.81 CPU seconds per
-            // 256 MiB. Under a size limit a batch lands whole, past what eviction can take back while a reader
-            // still needs the bytes ahead of it: one block keeps the cache within a block of its limit.
-            writeBatchLimit: Int(
-                configuration.limits.maxBytes == nil ? 4 * BlockLayout.blockSize : BlockLayout.blockSize))
+            // 256 MiB. Under a size limit nothing overlaps: a chunk received while another is written lands
+            // ahead of a reader that still needs the bytes before it, past what eviction can take back, and a
+            // lone reader's cache must stay within a block of its limit.
+            writeBatchLimit: configuration.limits.maxBytes == nil ? Int(4 * BlockLayout.blockSize) : 0)
     }
 
     private func release(_ engine: ResourceEngine) {

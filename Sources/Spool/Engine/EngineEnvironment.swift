@@ -12,9 +12,13 @@ struct EngineEnvironment: Sendable {
     let link: LinkMonitor
     /// The blocks checked in this process, kept across an entry's close and reopening.
     let checked: CheckedBlocks
-    /// Told how many bytes an engine is about to store, so limits are enforced as data is written; returns
-    /// once any eviction that made room for them has run.
-    let willWrite: @Sendable (Int64) async -> Void
+    /// Told how many bytes an engine is about to store, so limits are enforced as data is written: makes room
+    /// for them when a check is due, and returns whether one was (then `limitsAfterWrite` runs once they are
+    /// written).
+    let willWrite: @Sendable (Int64) async -> Bool
+    /// Enforces the limits again after a write that `willWrite` checked: a reader that moved on meanwhile
+    /// leaves more behind it to evict, so the limits hold when its read returns.
+    let limitsAfterWrite: @Sendable () async -> Void
     /// The most bytes a request receives ahead of its writes and writes as one batch (`ChunkPipe`).
     let writeBatchLimit: Int
 }

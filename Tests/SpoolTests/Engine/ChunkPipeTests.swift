@@ -12,12 +12,12 @@ final class ChunkPipeTests: XCTestCase {
         await pipe.push(Data([3]))
         await pipe.push(Data([4, 5, 6]))
         let first = await pipe.take()
-        XCTAssertEqual(first?.0, Data([1, 2, 3, 4, 5, 6]))
+        XCTAssertEqual(first?.0, [Data([1, 2]), Data([3]), Data([4, 5, 6])])
         XCTAssertEqual(first?.1, 1000)
         await pipe.push(Data([7]))
         pipe.finish()
         let second = await pipe.take()
-        XCTAssertEqual(second?.0, Data([7]))
+        XCTAssertEqual(second?.0, [Data([7])])
         XCTAssertEqual(second?.1, 1006, "each batch starts where the one before ended")
         let end = await pipe.take()
         XCTAssertNil(end, "after the end and the last batch, nothing")
@@ -37,8 +37,9 @@ final class ChunkPipeTests: XCTestCase {
         XCTAssertEqual(pushed.withLock { $0 }, 1, "60 bytes pass, the next 60 reach the limit and wait")
         var total = 0
         while let (batch, _) = await pipe.take() {
-            XCTAssertLessThanOrEqual(batch.count, 120, "never more than the limit plus one chunk waits")
-            total += batch.count
+            let bytes = batch.reduce(0) { $0 + $1.count }
+            XCTAssertLessThanOrEqual(bytes, 120, "never more than the limit plus one chunk waits")
+            total += bytes
         }
         await receiver.value
         XCTAssertEqual(total, 180)
@@ -57,6 +58,28 @@ final class ChunkPipeTests: XCTestCase {
         pusher.cancel()
         await pusher.value
         let left = await pipe.take()
-        XCTAssertEqual(left?.0.count, 20, "what was pushed before the cancellation is still there to store")
+        XCTAssertEqual(left?.0, [Data(count: 20)], "what was pushed before the cancellation is still there to store")
+    }
+
+    func testWithALimitOfZeroTheNextChunkWaitsUntilTheLastIsStored() async throws {
+        let pipe = ChunkPipe(start: 0, limit: 0)
+        let pushed = LockedBox(0)
+        let receiver = Task {
+            for _ in 0..<2 {
+                await pipe.push(Data(count: 10))
+                pushed.withLock { $0 += 1 }
+            }
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(pushed.withLock { $0 }, 0, "the first chunk waits to be taken")
+        _ = await pipe.take()
+        try await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(pushed.withLock { $0 }, 0, "taken is not stored: nothing overlaps the write")
+        pipe.stored()
+        try await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(pushed.withLock { $0 }, 1)
+        _ = await pipe.take()
+        pipe.stored()
+        await receiver.value
     }
 }

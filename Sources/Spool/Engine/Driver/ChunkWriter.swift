@@ -38,24 +38,41 @@ struct ChunkWriter: Sendable {
         var failure: (any Error)?
     }
 
-    /// Writes the parts of `chunk` (at resource `offset`) that are not stored yet; returns whether request
-    /// `id` wants more, or `nil` when nothing can be written until the old version's file slices are back.
-    func store(_ chunk: Data, at offset: Int64, fetch id: Int) async throws -> Bool? {
+    /// Writes the parts of `chunks` (contiguous, the first at resource `offset`) that are not stored yet, in
+    /// one job on the queue. Returns how many chunks it took in, and whether request `id` wants more: `nil`
+    /// when the rest can be written only once the old version's file slices are back.
+    func store(_ chunks: [Data], at offset: Int64, fetch id: Int) async throws -> (taken: Int, more: Bool?) {
         let environment = core.environment
         // Limits are enforced as data is written, room made before a batch lands (off this task's thread), so
         // a batch of several blocks does not take the cache past its limit.
-        await environment.willWrite(Int64(chunk.count))
-        let outcome: (more: Bool, damaged: [Range<Int64>])?
+        let limitsChecked = await environment.willWrite(chunks.reduce(0) { $0 + Int64($1.count) })
+        let outcome: BatchOutcome
         do {
-            outcome = try await BlockingIO.run(on: queue) { try storeNow(chunk, at: offset, fetch: id) }
+            outcome = try await BlockingIO.run(on: queue) {
+                var outcome = BatchOutcome()
+                var position = offset
+                for chunk in chunks {
+                    guard let stored = try storeNow(chunk, at: position, fetch: id) else {
+                        outcome.more = nil
+                        break
+                    }
+                    outcome.taken += 1
+                    outcome.bytes += Int64(chunk.count)
+                    outcome.damaged += stored.damaged
+                    position += Int64(chunk.count)
+                    outcome.more = stored.more
+                    if !stored.more { break }
+                }
+                return outcome
+            }
         } catch {
             if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
             throw error
         }
         core.runRevocations()
-        guard let outcome else { return nil }
         let flushDue = core.inner.withLock { inner -> Bool in
-            inner.unflushedBytes += Int64(chunk.count)
+            guard outcome.bytes > 0 else { return false }
+            inner.unflushedBytes += outcome.bytes
             inner.dirty = true
             inner.unsynced = true
             // A fast download would sync every few milliseconds: at most a few times a second is enough to
@@ -63,10 +80,19 @@ struct ChunkWriter: Sendable {
             return inner.unflushedBytes >= environment.policy.indexInterval
                 && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= IndexWriter.minimumFlushInterval
         }
-        environment.problems.storageWorked(Int64(chunk.count))
+        environment.problems.storageWorked(outcome.bytes)
         core.reportDamage(outcome.damaged)
         if flushDue { index.flushSoon() }
-        return outcome.more
+        if limitsChecked { await environment.limitsAfterWrite() }
+        return (outcome.taken, outcome.more)
+    }
+
+    /// What one batch's job did.
+    private struct BatchOutcome: Sendable {
+        var taken = 0
+        var bytes: Int64 = 0
+        var damaged: [Range<Int64>] = []
+        var more: Bool? = true
     }
 
     /// Has the queue clear discarded slots and do what a version change owes, without waiting for it.

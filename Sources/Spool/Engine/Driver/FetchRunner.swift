@@ -184,17 +184,25 @@ struct FetchRunner: Sendable {
             }
             group.addTask {
                 var offset = response.offset
-                while let (batch, start) = await pipe.take() {
-                    var stored = try await writer.store(batch, at: start, fetch: id)
-                    while stored == nil {
-                        // A new version waits for the old one's file slices before it empties the file.
-                        await lender.slicesReturned()
-                        try Task.checkCancellation()
-                        stored = try await writer.store(batch, at: start, fetch: id)
+                storing: while let (batch, start) = await pipe.take() {
+                    var rest = batch[...]
+                    offset = start
+                    while !rest.isEmpty {
+                        let (taken, more) = try await writer.store(Array(rest), at: offset, fetch: id)
+                        offset += rest.prefix(taken).reduce(0) { $0 + Int64($1.count) }
+                        rest = rest.dropFirst(taken)
+                        core.notifyReaders()
+                        switch more {
+                        case false?: break storing
+                        case true?: continue
+                        case nil:
+                            // A new version waits for the old one's file slices before it empties the file.
+                            await lender.slicesReturned()
+                            try Task.checkCancellation()
+                        }
                     }
-                    offset = start + Int64(batch.count)
-                    core.notifyReaders()
-                    if stored == false || Task.isCancelled { break }
+                    pipe.stored()
+                    if Task.isCancelled { break }
                 }
                 return .stored(offset)
             }

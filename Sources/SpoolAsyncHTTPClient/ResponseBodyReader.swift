@@ -19,16 +19,35 @@ final class ResponseBodyReader: @unchecked Sendable {
         self.owner = owner
     }
 
-    /// The next bytes, copied once out of the network buffer; `nil` at the end of the body.
+    /// The next bytes, `nil` at the end of the body.
     func next() async throws -> Data? {
         do {
             while let buffer = try await iterator.next() {
                 guard buffer.readableBytes > 0 else { continue }
-                return buffer.withUnsafeReadableBytes { Data($0) }
+                return Self.data(sharing: buffer)
             }
             return nil
         } catch {
             throw TransportErrors.spoolError(error)
+        }
+    }
+
+    /// The buffer's readable bytes as `Data` that shares the buffer's storage when the bytes fill most of it,
+    /// and a copy otherwise. Copying every chunk of a cold read took 3 % of the proxy's CPU; sharing a
+    /// storage whose bytes are a small part of it would keep its whole capacity alive while the chunk waits
+    /// for the disk.
+    static func data(sharing buffer: ByteBuffer) -> Data {
+        guard buffer.readableBytes * 2 >= buffer.capacity else {
+            return buffer.withUnsafeReadableBytes { Data($0) }
+        }
+        return buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+            guard let base = bytes.baseAddress else { return Data() }
+            // The retain makes the storage shared, so NIO copies before it writes into it again; the
+            // deallocator gives it back once the last `Data` sharing it is gone.
+            let owned = storage.retain()
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
+                deallocator: .custom { _, _ in owned.release() })
         }
     }
 }

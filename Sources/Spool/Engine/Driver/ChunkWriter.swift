@@ -75,8 +75,8 @@ struct ChunkWriter: Sendable {
             inner.unflushedBytes += outcome.bytes
             inner.dirty = true
             inner.unsynced = true
-            // A fast download would sync every few milliseconds: at most a few times a second is enough to
-            // keep what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
+            // A fast download would sync every few milliseconds: every `minimumFlushInterval` keeps what a
+            // crash costs small (bytes not yet claimed are fetched again, never served wrong).
             return inner.unflushedBytes >= environment.policy.indexInterval
                 && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= IndexWriter.minimumFlushInterval
         }

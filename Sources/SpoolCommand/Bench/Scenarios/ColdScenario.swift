@@ -50,8 +50,10 @@ struct ColdScenario {
 
             let url = rig.originURL(.throughput)
             let before = try rig.originBytes(.throughput, quiet: 0.2)
+            Self.writeBackDirtyPages()
             let viaSpool = try rig.throughput(try server.url(for: url), expected: size)
             originRatios.append(Double(try rig.originBytes(.throughput, quiet: 0.3) - before) / Double(size))
+            Self.writeBackDirtyPages()
             let viaSlice = try rig.throughput(proxy.url(for: Self.target(url)), expected: size)
             let viaDirect = try rig.throughput(rig.directURL(.throughput), expected: size)
             direct.spool.append(viaSpool)
@@ -67,4 +69,11 @@ struct ColdScenario {
     }
 
     private static func target(_ url: URL) -> String { RangeReader.target(of: url) }
+
+    /// Has the kernel write every dirty page to disk before a measurement starts. A cold read leaves hundreds
+    /// of MB for the disk to take, synced at once by Spool and later by nginx; without this, the next
+    /// measurement ran while the disk took the previous one's bytes, and whichever came second paid for both.
+    private static func writeBackDirtyPages() {
+        sync()
+    }
 }

@@ -23,6 +23,7 @@ public final class SpoolCache: Sendable {
     private let evictor: Evictor
     private let linkMonitor = LinkMonitor()
     private let checked = CheckedBlocks()
+    private let keys: CacheKeys
 
     /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
     /// reads the index records to apply them.
@@ -33,6 +34,7 @@ public final class SpoolCache: Sendable {
         problems = ProblemReporter(handler: configuration.onProblem)
         evictor = Evictor(limits: configuration.limits, store: store, clock: configuration.clock)
         open = OpenEntries(store: store, evictor: evictor)
+        keys = CacheKeys(policy: configuration.cacheKeyPolicy)
         enforceLimits()
     }
 
@@ -88,8 +90,7 @@ public final class SpoolCache: Sendable {
 
     /// The cache key of `resource`.
     public func key(for resource: Resource) -> String {
-        resource.cacheKey.map { CacheKeyPolicy.digest("custom:" + $0) }
-            ?? configuration.cacheKeyPolicy.key(for: resource.url)
+        resource.cacheKey.map { CacheKeyPolicy.digest("custom:" + $0) } ?? keys.key(for: resource.url)
     }
 
     /// The entry of `resource`, if the cache knows it.

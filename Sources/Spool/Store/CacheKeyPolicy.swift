@@ -25,7 +25,8 @@ public struct CacheKeyPolicy: Sendable {
     }
 
     /// Keys on whatever `identity` returns: two URLs with the same identity share one entry. Use it when a
-    /// CDN rotates hosts or paths; the identity is hashed, never stored.
+    /// CDN rotates hosts or paths; the identity is hashed, never stored. It must depend on the URL alone: a
+    /// cache remembers the keys of the URLs it used last.
     public init(identity: @escaping @Sendable (URL) -> String) {
         self.identity = identity
     }

@@ -8,6 +8,8 @@ import Spool
 struct ProxyResponder: Sendable {
     let cache: SpoolCache
     let configuration: ProxyConfiguration
+    /// The origin URLs of recent request targets.
+    let targets = ProxyTargetMemo()
 
     typealias Writer = ProxyOutbound
 
@@ -34,10 +36,11 @@ struct ProxyResponder: Sendable {
                 record.bodyBytes = try await answerPing(head, isHead: isHead, keepAlive: keepAlive, writer: writer)
                 return
             }
-            let origin = try originURL(of: head)
-            record.target = CacheKeyPolicy.displayURL(for: origin)
+            let mapping = try originMapping(of: head)
+            record.target = mapping.displayURL
             try await stream(
-                Resource(url: origin), for: head, isHead: isHead, keepAlive: keepAlive, writer: writer, pace: pace,
+                Resource(url: mapping.origin), for: head, isHead: isHead, keepAlive: keepAlive, writer: writer,
+                pace: pace,
                 record: &record)
         } catch let failure as FailureResponse {
             record.status = failure.status
@@ -78,17 +81,17 @@ struct ProxyResponder: Sendable {
         return isHead ? 0 : Int64(body.readableBytes)
     }
 
-    private func originURL(of head: HTTPRequestHead) throws -> URL {
-        let origin: URL
+    private func originMapping(of head: HTTPRequestHead) throws -> ProxyTargetMemo.Mapping {
+        let mapping: ProxyTargetMemo.Mapping
         do {
-            origin = try ProxyURLMapping.originURL(forRequestTarget: head.uri)
+            mapping = try targets.mapping(of: head.uri)
         } catch let error as ProxyURLError {
             throw FailureResponse(status: 400, reason: error.description)
         }
-        guard let host = origin.host, configuration.allows(host: host) else {
+        guard let host = mapping.origin.host, configuration.allows(host: host) else {
             throw FailureResponse(status: 403, reason: "origin host not allowed")
         }
-        return origin
+        return mapping
     }
 
     private func stream(

@@ -24,6 +24,8 @@ final class ResponsePlanTests: XCTestCase {
         XCTAssertEqual(RangeSpecifier.parse(header: "bytes=500-"), [.from(first: 500)])
         XCTAssertEqual(RangeSpecifier.parse(header: "bytes=-200"), [.suffix(count: 200)])
         XCTAssertEqual(
+            RangeSpecifier.parse(header: "bytes=\t0-1\t, 5-"), [.bounded(first: 0, last: 1), .from(first: 5)])
+        XCTAssertEqual(
             RangeSpecifier.parse(header: "BYTES = 0-0, -1 ,,"), [.bounded(first: 0, last: 0), .suffix(count: 1)])
         XCTAssertEqual(
             RangeSpecifier.parse(header: "bytes=0-99999999999999999999999"), [.bounded(first: 0, last: .max)])

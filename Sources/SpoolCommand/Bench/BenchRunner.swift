@@ -61,8 +61,8 @@ struct BenchRunner {
             let command = "spool bench run --link \(profile.name)\(mode)"
             var conditions: [String] = [
                 "\(command): \(Self.build) build, \(cores) cores, \(linkPlan.runs) run(s) per figure, medians shown",
-                "link: \(profile) (SpoolTesting's LinkEmulator, a loopback relay: round trip, one shared bandwidth cap, "
-                    + "a window)",
+                "link: \(profile) (SpoolTesting's LinkEmulator, a loopback relay: round trip, "
+                    + "one shared bandwidth cap, a window)",
                 "origin: nginx on 127.0.0.1 behind the link; direct: a raw-socket client reading the origin across "
                     + "the link; Spool: `spool serve` whose origin is across the link; nginx slice proxy: "
                     + "proxy_cache + slice 1m across the link",

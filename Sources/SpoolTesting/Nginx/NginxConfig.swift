@@ -26,8 +26,8 @@ struct NginxConfig {
         let user = geteuid() == 0 ? "user root;\n" : ""
         // No `tcp_nopush` (nginx's default): with it, a keep-alive response one to two TCP segments long waits
         // about 40 ms for its last bytes (as long as a delayed ACK). Loopback's segments are 64 KiB, so that
-        // hit range requests of 64–128 KiB, sizes a cold read asks for while it ramps up (eight 88 KiB ranges
-        // on one connection: five took 44 ms with it, none without); on a real network's 1.4 KiB segments no
+        // hit range requests of 64–128 KiB, sizes a cold read asks for while it ramps up (eight 70 KB ranges on
+        // one connection: five took 40–48 ms with it, none without); on a real network's 1.4 KiB segments no
         // request is that small, so the stall was the test rig's, not the origin's.
         let mimeTypes =
             FileManager.default.fileExists(atPath: "/etc/nginx/mime.types")

@@ -25,14 +25,7 @@ final class ChunkPipeTests: XCTestCase {
 
     func testTheReceiverWaitsOnceTheLimitIsReached() async throws {
         let pipe = ChunkPipe(start: 0, limit: 100)
-        let pushed = LockedBox(0)
-        let receiver = Task {
-            for _ in 0..<3 {
-                await pipe.push(Data(count: 60))
-                pushed.withLock { $0 += 1 }
-            }
-            pipe.finish()
-        }
+        let (receiver, pushed) = receive(3, chunksOf: 60, into: pipe, thenFinish: true)
         try await Task.sleep(nanoseconds: 100_000_000)
         XCTAssertEqual(pushed.withLock { $0 }, 1, "60 bytes pass, the next 60 reach the limit and wait")
         var total = 0
@@ -63,13 +56,7 @@ final class ChunkPipeTests: XCTestCase {
 
     func testWithALimitOfZeroTheNextChunkWaitsUntilTheLastIsStored() async throws {
         let pipe = ChunkPipe(start: 0, limit: 0)
-        let pushed = LockedBox(0)
-        let receiver = Task {
-            for _ in 0..<2 {
-                await pipe.push(Data(count: 10))
-                pushed.withLock { $0 += 1 }
-            }
-        }
+        let (receiver, pushed) = receive(2, chunksOf: 10, into: pipe, thenFinish: false)
         try await Task.sleep(nanoseconds: 50_000_000)
         XCTAssertEqual(pushed.withLock { $0 }, 0, "the first chunk waits to be taken")
         _ = await pipe.take()
@@ -81,5 +68,21 @@ final class ChunkPipeTests: XCTestCase {
         _ = await pipe.take()
         pipe.stored()
         await receiver.value
+    }
+
+    /// A receiving side that pushes `count` chunks of `size` bytes, counting those the pipe took, then ends
+    /// the body if `thenFinish`.
+    private func receive(_ count: Int, chunksOf size: Int, into pipe: ChunkPipe, thenFinish: Bool) -> (
+        Task<Void, Never>, LockedBox<Int>
+    ) {
+        let pushed = LockedBox(0)
+        let receiver = Task {
+            for _ in 0..<count {
+                await pipe.push(Data(count: size))
+                pushed.withLock { $0 += 1 }
+            }
+            if thenFinish { pipe.finish() }
+        }
+        return (receiver, pushed)
     }
 }

@@ -22,8 +22,9 @@ struct ResponsePlan: Equatable, Sendable {
     /// coalesce, and many tiny ranges are a known way to make a server work hard for nothing.
     static let maximumParts = 32
 
-    /// The plan for a request of a resource described by `info`; `boundary` separates multipart parts.
-    init(for request: Request, info: ContentInfo, boundary: String) {
+    /// The plan for a request of a resource described by `info`; `boundary` separates multipart parts (made
+    /// only for a multipart body).
+    init(for request: Request, info: ContentInfo, boundary makeBoundary: @autoclosure () -> String) {
         let length = info.length
         var common: [HeaderField] = [HeaderField("Accept-Ranges", "bytes")]
         if let entityTag = info.entityTag { common.append(HeaderField("ETag", entityTag)) }
@@ -63,6 +64,7 @@ struct ResponsePlan: Equatable, Sendable {
                 body: .bytes(range))
             return
         }
+        let boundary = makeBoundary()
         let parts = ranges.map { range in
             MultipartPart(
                 header: "\r\n--\(boundary)\r\nContent-Type: \(contentType)\r\n"

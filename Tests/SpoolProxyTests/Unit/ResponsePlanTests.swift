@@ -29,9 +29,10 @@ final class ResponsePlanTests: XCTestCase {
             RangeSpecifier.parse(header: "BYTES = 0-0, -1 ,,"), [.bounded(first: 0, last: 0), .suffix(count: 1)])
         XCTAssertEqual(
             RangeSpecifier.parse(header: "bytes=0-99999999999999999999999"), [.bounded(first: 0, last: .max)])
+        XCTAssertEqual(RangeSpecifier.parse(header: "bYtEs=7-"), [.from(first: 7)])
         for invalid in [
             "bytes=", "bytes=abc", "bytes=5-1", "items=0-1", "bytes 0-1", "bytes=-", "bytes=1-2-3", "bytes=+1-2",
-            "bytes=0x1-2", "",
+            "bytes=0x1-2", "", "bytez=0-1", "byte=0-1", "bÿtes=0-1", "bytes=０-1", "bytes=0-1 2", "bytes=0-\u{0}",
         ] {
             XCTAssertNil(RangeSpecifier.parse(header: invalid), invalid)
         }

@@ -81,7 +81,14 @@ let package = Package(
         // promises (backpressure); apart from SpoolTests, which builds without SwiftNIO.
         .testTarget(
             name: "SpoolAsyncHTTPClientTests", dependencies: ["Spool", "SpoolAsyncHTTPClient", "SpoolTesting"]),
-        .testTarget(name: "SpoolProxyTests", dependencies: ["Spool", "SpoolProxy", "SpoolTesting"]),
+        .testTarget(
+            name: "SpoolProxyTests",
+            dependencies: [
+                "Spool", "SpoolProxy", "SpoolTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "SpoolAVFoundationTests",
             dependencies: [

@@ -10,8 +10,9 @@ public struct ProxyConfiguration: Sendable {
     /// The origin hosts the proxy may reach, lower-cased; `*.example.com` also allows every subdomain. Empty
     /// allows any http or https host.
     public var allowedHosts: Set<String>
-    /// Called once per answered request, on no particular thread. Records carry no request or origin
-    /// headers and no credential query items.
+    /// Called once per answered request, on no particular thread (for a request answered from stored bytes at
+    /// once, the connection's event loop: keep it short). Records carry no request or origin headers and no
+    /// credential query items.
     public var log: (@Sendable (ProxyLogRecord) -> Void)?
     /// How long a client may take to hang up, once its socket has taken every byte of a "to the end"
     /// response sent so far, before the cache asks the origin for the bytes after the cached ones. Players

@@ -11,6 +11,8 @@ final class OpenEntries: Sendable {
     private let closing = ClosingEntries()
     /// Numbers the engines, so an engine's idle call is told apart from a later engine's of the same entry.
     private let engineCount = LockedBox(0)
+    /// When the grace of each idle engine with a close scheduled ends (system uptime), by engine number.
+    private let closeDeadlines = LockedBox<[Int: TimeInterval]>([:])
     private let store: DiskStore
     private let evictor: Evictor
 
@@ -36,6 +38,16 @@ final class OpenEntries: Sendable {
                     afterEarlierClose: { [closing] in await closing.wait(key) }
                 ) { [weak self] id in self?.closeIfIdle(key: key, id: id) }
             engines[key] = engine
+            engine.retain()
+            return engine
+        }
+    }
+
+    /// The engine of entry `key` if one is open and has read its entry, counted as used until `release`; `nil`
+    /// otherwise (nothing is created).
+    func acquireIfOpen(key: String) -> ResourceEngine? {
+        engines.withLock { engines in
+            guard let engine = engines[key], engine.isOpen else { return nil }
             engine.retain()
             return engine
         }
@@ -86,11 +98,37 @@ final class OpenEntries: Sendable {
             return (engine, idle.count >= Self.idleLimit ? Array(idle.prefix(idle.count - Self.idleLimit + 1)) : [])
         }
         guard let engine else { return }
-        Task { [weak self] in
-            for old in overflow { await self?.closeNow(old) }
-            try? await Task.sleep(nanoseconds: UInt64(Self.idleGrace * 1_000_000_000))
-            await self?.closeNow(engine)
+        if !overflow.isEmpty {
+            Task { [weak self] in
+                for old in overflow { await self?.closeNow(old) }
+            }
         }
+        // One scheduled close per engine, whose deadline each idle moment moves: a burst of small requests, each
+        // leaving the engine idle for a moment, costs no task each.
+        let deadline = ProcessInfo.processInfo.systemUptime + Self.idleGrace
+        let scheduled = closeDeadlines.withLock { deadlines -> Bool in
+            defer { deadlines[id] = deadline }
+            return deadlines[id] != nil
+        }
+        guard !scheduled else { return }
+        Task { [weak self] in await self?.closeAfterGrace(engine) }
+    }
+
+    /// Closes `engine` once its latest idle moment is `idleGrace` old, if it is idle then.
+    private func closeAfterGrace(_ engine: ResourceEngine) async {
+        // Each pass sleeps until the deadline it read; the deadline moves only when the engine goes idle again.
+        while true {
+            let wait = closeDeadlines.withLock { deadlines -> TimeInterval? in
+                guard let deadline = deadlines[engine.id] else { return nil }
+                let wait = deadline - ProcessInfo.processInfo.systemUptime
+                if wait <= 0 { deadlines[engine.id] = nil }
+                return wait
+            }
+            guard let wait else { return }
+            if wait <= 0 { break }
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+        }
+        await closeNow(engine)
     }
 
     /// Closes and forgets `engine` if it is still the entry's and idle.

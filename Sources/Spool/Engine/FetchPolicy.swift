@@ -107,7 +107,7 @@ public struct FetchPolicy: Sendable, Hashable {
     /// 4 MiB slices a warm read through the proxy held at 3.6–3.7 GB/s in three runs, with 16 MiB ones
     /// 3.4–5.2 GB/s (nginx direct 3.4–7.8). A slice's bytes are spared by eviction until it is sent, which a
     /// slow client makes longer; a new version revokes it at once.
-    var fileSliceSize: Int { max(readChunkSize, 16 << 20) }
+    package var fileSliceSize: Int { max(readChunkSize, 16 << 20) }
 
     /// How far ahead of its reader a read's requests reach (`window`) and how large each new one is
     /// (`piece`), for a read that has consumed `consumed` bytes over `link`.

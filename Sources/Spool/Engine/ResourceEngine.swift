@@ -163,6 +163,24 @@ final class ResourceEngine: Sendable {
 
     // MARK: Content information
 
+    /// The content information if the entry is open and knows it; never asks the origin.
+    var knownInfo: ContentInfo? {
+        inner.withLock {
+            guard case .done = $0.opening else { return nil }
+            return $0.state.info
+        }
+    }
+
+    /// All of `range` as one slice, at once, if every byte is stored and checked (see `SliceLender.lendWhole`).
+    func lendStored(_ range: Range<Int64>, of info: ContentInfo, revoke: @escaping @Sendable () -> Void)
+        -> FileSlice?
+    {
+        guard let (slice, recordLags) = lender.lendWhole(range, of: info, at: environment.clock(), revoke: revoke)
+        else { return nil }
+        if recordLags { index.flushSoon() }
+        return slice
+    }
+
     /// The resource's content information: from the index if known, otherwise from the origin (one request,
     /// shared by every caller that asks meanwhile). An origin that can read before the length is known gets
     /// no `HEAD`: the first range request, from `offset` (where the first reader starts, up to at most `end`,

@@ -107,11 +107,7 @@ struct ProxyResponder: Sendable {
         } catch {
             throw FailureResponse(error: error)
         }
-        let plan = ResponsePlan(
-            for: ResponsePlan.Request(
-                range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
-                ifNoneMatch: head.headers.first(name: "if-none-match")),
-            info: info, boundary: Self.makeBoundary())
+        let plan = ResponsePlan(for: Self.planRequest(head), info: info, boundary: Self.makeBoundary())
         let ranges = plan.body.ranges.filter { !$0.isEmpty }
         let state = cacheState(stored: storedBefore, ranges: ranges)
 
@@ -131,11 +127,8 @@ struct ProxyResponder: Sendable {
         // From here every slice is the ledger's, released when sent or when the connection closes.
         let firstBody = try firstPart.map(writer.body)
 
-        var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
-        if let state { fields.append(HeaderField("X-Spool-Cache", state)) }
-        fields += connectionFields(head: head, keepAlive: keepAlive)
         record.status = plan.status
-        let responseHead = responseHead(head, status: plan.status, fields: fields)
+        let responseHead = responseHead(head, plan: plan, cacheState: state, keepAlive: keepAlive)
         if isHead {
             try await writer.write(contentsOf: [.head(responseHead), .end(nil)])
             return
@@ -179,6 +172,58 @@ struct ProxyResponder: Sendable {
         }
         if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }
         try await writer.write(.end(nil))
+    }
+
+    /// The whole response to `head` when it can be sent at once from stored bytes this process has checked:
+    /// a GET on a keep-alive HTTP/1.1 connection of one range (or the whole resource) of at most
+    /// `FetchPolicy.fileSliceSize` bytes, all on disk. Its body is one file region (`sendfile`), lent by the
+    /// cache without a read or a task. `nil` for anything else, which `respond` answers; so nothing that
+    /// fails is answered here.
+    func storedHit(to head: HTTPRequestHead, slices: SliceLedger, revoke: @escaping @Sendable () -> Void)
+        -> StoredHit?
+    {
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, head.uri != SpoolProxy.pingPath,
+            let mapping = try? targets.mapping(of: head.uri), let host = mapping.origin.host,
+            configuration.allows(host: host)
+        else { return nil }
+        let request = Self.planRequest(head)
+        var plan: ResponsePlan?
+        let lent = cache.lendStored(Resource(url: mapping.origin), revoke: revoke) { info in
+            let planned = ResponsePlan(for: request, info: info, boundary: Self.makeBoundary())
+            guard case .bytes(let range) = planned.body else { return nil }
+            plan = planned
+            return range
+        }
+        guard let (_, slice) = lent, let plan else { return nil }
+        // Throws only when the connection has closed (the slice is released then): the usual path says so.
+        guard let region = try? slices.region(for: slice) else { return nil }
+        let record = ProxyLogRecord(
+            method: head.method.rawValue, target: mapping.displayURL, range: request.range, status: plan.status,
+            bodyBytes: Int64(slice.count), failure: nil)
+        let responseHead = responseHead(head, plan: plan, cacheState: "hit", keepAlive: true)
+        return StoredHit(parts: [.head(responseHead), .body(.fileRegion(region)), .end(nil)], record: record)
+    }
+
+    /// A response sent whole at once (`storedHit`), and its log record.
+    struct StoredHit {
+        let parts: [HTTPServerResponsePart]
+        let record: ProxyLogRecord
+    }
+
+    private static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
+        ResponsePlan.Request(
+            range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
+            ifNoneMatch: head.headers.first(name: "if-none-match"))
+    }
+
+    /// The head of the response `plan` describes, with its length, the cache state and the connection fields.
+    private func responseHead(_ head: HTTPRequestHead, plan: ResponsePlan, cacheState: String?, keepAlive: Bool)
+        -> HTTPResponseHead
+    {
+        var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
+        if let cacheState { fields.append(HeaderField("X-Spool-Cache", cacheState)) }
+        fields += connectionFields(head: head, keepAlive: keepAlive)
+        return responseHead(head, status: plan.status, fields: fields)
     }
 
     /// The bytes of `range`. A range that runs to the end of the resource is what a player asks for and then

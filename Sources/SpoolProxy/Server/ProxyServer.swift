@@ -52,6 +52,7 @@ final class ProxyServer: Sendable {
                         withPipeliningAssistance: true, withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandlers([
                         IdleStateHandler(allTimeout: idleTimeout), IdleConnectionCloser(),
+                        StoredHitHandler(responder: responder, slices: slices),
                     ])
                     let connection = try Connection(
                         wrappingChannelSynchronously: channel,

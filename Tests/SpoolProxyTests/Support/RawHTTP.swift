@@ -13,7 +13,16 @@ enum RawHTTP {
         try await offPool { try exchangeBlocking(port: port, request) }
     }
 
+    /// `exchange`, returning the bytes as they came (at most 1 MiB).
+    static func exchangeBytes(port: Int, _ request: String) async throws -> Data {
+        try await offPool { Data(try exchangeBlocking(port: port, request, limit: 1 << 20)) }
+    }
+
     private static func exchangeBlocking(port: Int, _ request: String) throws -> String {
+        String(decoding: try exchangeBlocking(port: port, request, limit: 65536), as: UTF8.self)
+    }
+
+    private static func exchangeBlocking(port: Int, _ request: String, limit: Int) throws -> [UInt8] {
         let socket = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: 10)
         defer { close(socket) }
         let bytes = Array(request.utf8)
@@ -22,12 +31,12 @@ enum RawHTTP {
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while received.count < 65536 {
+        while received.count < limit {
             let count = recv(socket, &buffer, buffer.count, 0)
             if count <= 0 { break }
             received += buffer[0..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
     }
 }
 

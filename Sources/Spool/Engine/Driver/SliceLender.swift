@@ -26,6 +26,29 @@ struct SliceLender: Sendable {
         }
     }
 
+    /// A slice of all of `range`, of the version `info` describes, when every byte of it is stored and every
+    /// block checked or written by this process, and the data file is open; `nil` otherwise. Nothing blocks:
+    /// for a caller answering on the thread its request arrived on. Counts as a use of those blocks;
+    /// `recordLags` says the index record should learn of it (`IndexWriter.flushSoon`).
+    func lendWhole(
+        _ range: Range<Int64>, of info: ContentInfo, at now: Date, revoke: @escaping @Sendable () -> Void
+    ) -> (slice: FileSlice, recordLags: Bool)? {
+        core.inner.withLock { inner -> (FileSlice, Bool)? in
+            guard case .done = inner.opening, inner.file != nil, inner.state.info == info,
+                inner.state.stored.contains(range),
+                BlockLayout.blocks(in: range).allSatisfy(inner.trusted.contains),
+                let slice = try? lend(range, revoke: revoke, in: &inner),
+                Int64(slice.count) == range.upperBound - range.lowerBound
+            else { return nil }
+            for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
+            inner.lastAccess = now
+            // As for a reader's end: the record learns of uses at most once a second.
+            guard now.timeIntervalSince(inner.savedLastAccess) >= 1 else { return (slice, false) }
+            inner.dirty = true
+            return (slice, true)
+        }
+    }
+
     /// Takes back a slice; wakes the writes waiting for the old version's slices once none is out.
     private func endLease(_ lease: Int) {
         let (waiters, idle) = core.inner.withLock { inner -> ([CheckedContinuation<Void, Never>], Bool) in
@@ -35,8 +58,8 @@ struct SliceLender: Sendable {
             return (Array(inner.leaseWaiters.values), inner.isIdle)
         }
         for waiter in waiters { waiter.resume() }
-        // Slices come back on a server's event loop, which closing an idle engine must not hold up.
-        if idle { Task { [core] in core.becameIdle() } }
+        // Slices come back on a server's event loop: this only schedules the close (`OpenEntries`).
+        if idle { core.becameIdle() }
     }
 
     /// Returns once no slice is out, or the task is cancelled.

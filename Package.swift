@@ -86,6 +86,7 @@ let package = Package(
             dependencies: [
                 "Spool", "SpoolProxy", "SpoolTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

@@ -83,22 +83,24 @@ public final class SpoolCache: Sendable {
         return try await engine.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
     }
 
-    /// Stored bytes of `resource` lent at once as one file slice, without a read or a task: for a server that
+    /// Stored bytes of the entry `key` (see `key(for:)`) lent at once as one file slice, without a read or a task: for a server that
     /// answers, on the thread its request arrived on, a request whose bytes are all on disk. `range` picks the
     /// bytes from the content information (it runs outside every lock); the answer is `nil`, and nothing is
     /// lent, when the entry is not open, its content information is not known, the cache is encrypted, `range`
     /// returns `nil` or more than `FetchPolicy.fileSliceSize` bytes, or any of them is missing or not yet
     /// checked in this process. The caller then reads as usual, which checks them.
     package func lendStored(
-        _ resource: Resource, revoke: @escaping @Sendable () -> Void, range: (ContentInfo) -> Range<Int64>?
+        key: String, revoke: @escaping @Sendable () -> Void, range: (ContentInfo) -> Range<Int64>?
     ) -> (info: ContentInfo, slice: FileSlice)? {
-        guard codec.isIdentity, let engine = open.acquireIfOpen(key: key(for: resource)) else { return nil }
-        defer { release(engine) }
-        guard let info = engine.knownInfo, let wanted = range(info), !wanted.isEmpty,
-            wanted.upperBound - wanted.lowerBound <= Int64(configuration.fetchPolicy.fileSliceSize),
-            let slice = engine.lendStored(wanted, of: info, revoke: revoke)
-        else { return nil }
-        return (info, slice)
+        guard codec.isIdentity, let (engine, info) = open.acquireIfKnown(key: key) else { return nil }
+        let wanted = range(info).flatMap { wanted in
+            wanted.isEmpty || wanted.upperBound - wanted.lowerBound > Int64(configuration.fetchPolicy.fileSliceSize)
+                ? nil : wanted
+        }
+        // The use ends in the same turn of the entry's lock as the lending: the lock event loops wait for.
+        let (slice, idle) = engine.lendStoredAndRelease(wanted, of: info, revoke: revoke)
+        open.released(engine, idle: idle)
+        return slice.map { (info, $0) }
     }
 
     /// The content information of the resource at `url` (see `contentInfo(for:firstRead:)`).

@@ -83,9 +83,9 @@ extension ResourceEngine {
                         return .success(nil)
                     }
                     return Result {
-                        if let revoke, slicing, let slice = try lender.lend(range, revoke: revoke, in: &inner) {
-                            inner.delivered(slice.offset..<(slice.offset + Int64(slice.count)), to: id, at: now)
-                            return .lent(slice)
+                        if let revoke, slicing, let reserved = try lender.reserve(range, revoke: revoke, in: &inner) {
+                            inner.delivered(reserved.range, to: id, at: now)
+                            return .lent(reserved)
                         }
                         let read =
                             range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
@@ -94,7 +94,7 @@ extension ResourceEngine {
                 }
                 switch try prepared.get() {
                 case nil: continue
-                case .lent(let slice)?: return .file(slice)
+                case .lent(let reserved)?: return .file(try lender.complete(reserved))
                 case .planned(let plan)?:
                     if let data = try await reader.perform(plan, for: id) { return .bytes(data) }
                 }
@@ -108,7 +108,7 @@ extension ResourceEngine {
 
     /// How a reader's next stored bytes come: a slice lent, or a read planned.
     private enum PreparedRead {
-        case lent(FileSlice)
+        case lent(SliceLender.Reserved)
         case planned(StoredReader.Plan)
     }
 

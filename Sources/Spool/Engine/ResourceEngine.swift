@@ -163,22 +163,26 @@ final class ResourceEngine: Sendable {
 
     // MARK: Content information
 
-    /// The content information if the entry is open and knows it; never asks the origin.
-    var knownInfo: ContentInfo? {
-        inner.withLock {
-            guard case .done = $0.opening else { return nil }
-            return $0.state.info
+    /// Counts a user, as `retain` does, if the entry is open and its content information known; returns that
+    /// information. For `SpoolCache.lendStored`, which ends the use with `lendStoredAndRelease`.
+    func retainIfKnown() -> ContentInfo? {
+        inner.withLock { inner in
+            guard case .done = inner.opening, let info = inner.state.info else { return nil }
+            inner.users += 1
+            return info
         }
     }
 
-    /// All of `range` as one slice, at once, if every byte is stored and checked (see `SliceLender.lendWhole`).
-    func lendStored(_ range: Range<Int64>, of info: ContentInfo, revoke: @escaping @Sendable () -> Void)
-        -> FileSlice?
-    {
-        guard let (slice, recordLags) = lender.lendWhole(range, of: info, at: environment.clock(), revoke: revoke)
-        else { return nil }
+    /// Ends the use `retainIfKnown` counted and lends all of `range` as one slice if every byte is stored and
+    /// checked (`SliceLender.reserveWholeAndRelease`); returns the slice, if any, and whether the engine is
+    /// now idle.
+    func lendStoredAndRelease(
+        _ range: Range<Int64>?, of info: ContentInfo, revoke: @escaping @Sendable () -> Void
+    ) -> (slice: FileSlice?, idle: Bool) {
+        let (reserved, recordLags, idle) = lender.reserveWholeAndRelease(
+            range, of: info, at: environment.clock(), revoke: revoke)
         if recordLags { index.flushSoon() }
-        return slice
+        return (reserved.flatMap { try? lender.complete($0) }, idle)
     }
 
     /// The resource's content information: from the index if known, otherwise from the origin (one request,

@@ -174,50 +174,14 @@ struct ProxyResponder: Sendable {
         try await writer.write(.end(nil))
     }
 
-    /// The whole response to `head` when it can be sent at once from stored bytes this process has checked:
-    /// a GET on a keep-alive HTTP/1.1 connection of one range (or the whole resource) of at most
-    /// `FetchPolicy.fileSliceSize` bytes, all on disk. Its body is one file region (`sendfile`), lent by the
-    /// cache without a read or a task. `nil` for anything else, which `respond` answers; so nothing that
-    /// fails is answered here.
-    func storedHit(to head: HTTPRequestHead, slices: SliceLedger, revoke: @escaping @Sendable () -> Void)
-        -> StoredHit?
-    {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, head.uri != SpoolProxy.pingPath,
-            let mapping = try? targets.mapping(of: head.uri), let host = mapping.origin.host,
-            configuration.allows(host: host)
-        else { return nil }
-        let request = Self.planRequest(head)
-        var plan: ResponsePlan?
-        let lent = cache.lendStored(Resource(url: mapping.origin), revoke: revoke) { info in
-            let planned = ResponsePlan(for: request, info: info, boundary: Self.makeBoundary())
-            guard case .bytes(let range) = planned.body else { return nil }
-            plan = planned
-            return range
-        }
-        guard let (_, slice) = lent, let plan else { return nil }
-        // Throws only when the connection has closed (the slice is released then): the usual path says so.
-        guard let region = try? slices.region(for: slice) else { return nil }
-        let record = ProxyLogRecord(
-            method: head.method.rawValue, target: mapping.displayURL, range: request.range, status: plan.status,
-            bodyBytes: Int64(slice.count), failure: nil)
-        let responseHead = responseHead(head, plan: plan, cacheState: "hit", keepAlive: true)
-        return StoredHit(parts: [.head(responseHead), .body(.fileRegion(region)), .end(nil)], record: record)
-    }
-
-    /// A response sent whole at once (`storedHit`), and its log record.
-    struct StoredHit {
-        let parts: [HTTPServerResponsePart]
-        let record: ProxyLogRecord
-    }
-
-    private static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
+    static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
         ResponsePlan.Request(
             range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
             ifNoneMatch: head.headers.first(name: "if-none-match"))
     }
 
     /// The head of the response `plan` describes, with its length, the cache state and the connection fields.
-    private func responseHead(_ head: HTTPRequestHead, plan: ResponsePlan, cacheState: String?, keepAlive: Bool)
+    func responseHead(_ head: HTTPRequestHead, plan: ResponsePlan, cacheState: String?, keepAlive: Bool)
         -> HTTPResponseHead
     {
         var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
@@ -272,7 +236,7 @@ struct ProxyResponder: Sendable {
             headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
     }
 
-    private static func makeBoundary() -> String {
+    static func makeBoundary() -> String {
         // One random number, not one per digit: each is a getrandom call, sixteen of them cost 0.1 ms a request.
         let digits = String(UInt64.random(in: .min ... .max), radix: 16)
         return "spool-" + String(repeating: "0", count: 16 - digits.count) + digits

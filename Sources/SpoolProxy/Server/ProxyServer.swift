@@ -51,7 +51,7 @@ final class ProxyServer: Sendable {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandlers([
-                        IdleStateHandler(allTimeout: idleTimeout), IdleConnectionCloser(),
+                        IdleConnectionCloser(timeout: idleTimeout),
                         StoredHitHandler(responder: responder, slices: slices),
                     ])
                     let connection = try Connection(
@@ -145,18 +145,5 @@ struct ConnectionRegistry {
     mutating func nextID() -> UInt64 {
         counter += 1
         return counter
-    }
-}
-
-/// Closes a connection when `IdleStateHandler` reports it idle.
-final class IdleConnectionCloser: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
     }
 }

@@ -22,6 +22,8 @@ final class StoredHitHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether the request in progress was answered here, so its remaining parts are dropped rather than
     /// passed on.
     private var answered = false
+    /// The connection's last request target, if it names an origin.
+    private var lastTarget: ProxyResponder.HitTarget?
 
     init(responder: ProxyResponder, slices: SliceLedger) {
         self.responder = responder
@@ -39,8 +41,10 @@ final class StoredHitHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let channel = context.channel
-        guard
-            let hit = responder.storedHit(to: head, slices: slices, revoke: { channel.close(promise: nil) })
+        if lastTarget?.uri != head.uri { lastTarget = responder.hitTarget(for: head.uri) }
+        guard let target = lastTarget,
+            let hit = responder.storedHit(
+                to: head, target: target, slices: slices, revoke: { channel.close(promise: nil) })
         else {
             answered = false
             context.fireChannelRead(data)

@@ -5,10 +5,20 @@ import Foundation
 struct SliceLender: Sendable {
     let core: EntryCore
 
-    /// A slice of the longest start of `range` whose blocks this process has checked or written itself; `nil`
-    /// when the first block still needs its check (the caller then reads it, which checks it).
-    func lend(_ range: Range<Int64>, revoke: @escaping @Sendable () -> Void, in inner: inout EntryInner) throws
-        -> FileSlice?
+    /// A slice whose lease is registered, so its bytes stay where they are, but whose descriptor is not made
+    /// yet: `complete` makes it off the lock (a `dup` is a system call, and under 100 connections the entry's
+    /// lock was the one the event loops waited for).
+    struct Reserved: Sendable {
+        fileprivate let lease: Int
+        fileprivate let file: EntryFile
+        /// The bytes the slice will hold.
+        let range: Range<Int64>
+    }
+
+    /// Reserves a slice of the longest start of `range` whose blocks this process has checked or written
+    /// itself; `nil` when the first block still needs its check (the caller then reads it, which checks it).
+    func reserve(_ range: Range<Int64>, revoke: @escaping @Sendable () -> Void, in inner: inout EntryInner) throws
+        -> Reserved?
     {
         var upper = range.lowerBound
         for block in BlockLayout.blocks(in: range) {
@@ -16,41 +26,59 @@ struct SliceLender: Sendable {
             upper = min(range.upperBound, BlockLayout.range(of: block).upperBound)
         }
         guard upper > range.lowerBound else { return nil }
-        let descriptor = try inner.openFile(core.environment, key: core.key).data.duplicateDescriptor()
+        let file = try inner.openFile(core.environment, key: core.key).data
         let lease = inner.nextLease
         inner.nextLease += 1
         inner.leases[lease] = EntryInner.Lease(range: range.lowerBound..<upper, revoke: revoke)
-        return FileSlice(descriptor: descriptor, offset: range.lowerBound, count: Int(upper - range.lowerBound)) {
+        return Reserved(lease: lease, file: file, range: range.lowerBound..<upper)
+    }
+
+    /// The slice `reserved` stands for, with its own descriptor; called without the lock. The data file stays
+    /// open meanwhile: it closes only when the engine is idle or a new version resets it, and either waits
+    /// for the lease. Throws (ending the lease) when no descriptor can be made.
+    func complete(_ reserved: Reserved) throws -> FileSlice {
+        let descriptor: Int32
+        do {
+            descriptor = try reserved.file.duplicateDescriptor()
+        } catch {
+            endLease(reserved.lease)
+            throw error
+        }
+        let range = reserved.range
+        return FileSlice(
+            descriptor: descriptor, offset: range.lowerBound, count: Int(range.upperBound - range.lowerBound)
+        ) {
             [core] in
-            SliceLender(core: core).endLease(lease)
+            SliceLender(core: core).endLease(reserved.lease)
         }
     }
 
-    /// A slice of all of `range`, of the version `info` describes, when every byte of it is stored and every
-    /// block checked or written by this process, and the data file is open; `nil` otherwise. Nothing blocks:
-    /// for a caller answering on the thread its request arrived on. Counts as a use of those blocks;
-    /// `recordLags` says the index record should learn of it (`IndexWriter.flushSoon`).
-    func lendWhole(
-        _ range: Range<Int64>, of info: ContentInfo, at now: Date, revoke: @escaping @Sendable () -> Void
-    ) -> (slice: FileSlice, recordLags: Bool)? {
-        core.inner.withLock { inner -> (FileSlice, Bool)? in
-            guard case .done = inner.opening, inner.file != nil, inner.state.info == info,
+    /// For a caller answering on the thread its request arrived on, nothing blocking: ends the use `acquire`
+    /// counted and, in the same turn of the lock, reserves a slice of all of `range` when every byte is stored,
+    /// of the version `info` describes, and every block checked or written by this process. Counts as a use
+    /// of those blocks. Returns the reservation, whether the index record should learn of the use
+    /// (`IndexWriter.flushSoon`), and whether the engine is now idle (nothing reserved, no user left).
+    func reserveWholeAndRelease(
+        _ range: Range<Int64>?, of info: ContentInfo, at now: Date, revoke: @escaping @Sendable () -> Void
+    ) -> (reserved: Reserved?, recordLags: Bool, idle: Bool) {
+        core.inner.withLock { inner in
+            inner.users -= 1
+            guard let range, case .done = inner.opening, inner.file != nil, inner.state.info == info,
                 inner.state.stored.contains(range),
                 BlockLayout.blocks(in: range).allSatisfy(inner.trusted.contains),
-                let slice = try? lend(range, revoke: revoke, in: &inner),
-                Int64(slice.count) == range.upperBound - range.lowerBound
-            else { return nil }
+                let reserved = try? reserve(range, revoke: revoke, in: &inner), reserved.range == range
+            else { return (nil, false, inner.isIdle) }
             for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
             inner.lastAccess = now
             // As for a reader's end: the record learns of uses at most once a second.
-            guard now.timeIntervalSince(inner.savedLastAccess) >= 1 else { return (slice, false) }
+            guard now.timeIntervalSince(inner.savedLastAccess) >= 1 else { return (reserved, false, false) }
             inner.dirty = true
-            return (slice, true)
+            return (reserved, true, false)
         }
     }
 
     /// Takes back a slice; wakes the writes waiting for the old version's slices once none is out.
-    private func endLease(_ lease: Int) {
+    fileprivate func endLease(_ lease: Int) {
         let (waiters, idle) = core.inner.withLock { inner -> ([CheckedContinuation<Void, Never>], Bool) in
             guard inner.leases.removeValue(forKey: lease) != nil else { return ([], false) }
             guard inner.leases.isEmpty else { return ([], false) }

@@ -83,8 +83,9 @@ public final class SpoolCache: Sendable {
         return try await engine.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
     }
 
-    /// Stored bytes of the entry `key` (see `key(for:)`) lent at once as one file slice, without a read or a task: for a server that
-    /// answers, on the thread its request arrived on, a request whose bytes are all on disk. `range` picks the
+    /// Stored bytes of the entry `key` (see `key(for:)`) lent at once as one file slice, without a read or a
+    /// task: for a server that answers, on the thread its request arrived on, a request whose bytes are all on
+    /// disk. `range` picks the
     /// bytes from the content information (it runs outside every lock); the answer is `nil`, and nothing is
     /// lent, when the entry is not open, its content information is not known, the cache is encrypted, `range`
     /// returns `nil` or more than `FetchPolicy.fileSliceSize` bytes, or any of them is missing or not yet

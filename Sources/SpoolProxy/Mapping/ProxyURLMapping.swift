@@ -39,12 +39,17 @@ public struct ProxyURLMapping: Sendable, Hashable {
 
     /// The proxy URL standing for `originURL`. Throws for anything but an http or https URL with a host.
     public func proxyURL(for originURL: URL) throws -> URL {
-        try Self.validate(originURL)
-        let path = "/\(Self.prefix)/\(Self.base64URL(originURL.absoluteString))/\(Self.fileName(of: originURL))"
-        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL else {
+        guard let url = URL(string: try Self.proxyPath(for: originURL), relativeTo: baseURL)?.absoluteURL else {
             throw ProxyURLError.notAnOriginURL(originURL.absoluteString)
         }
         return url
+    }
+
+    /// The path of the proxy URL standing for `originURL` (`/o/…/name`), valid on any of the proxy's
+    /// addresses: what a rewritten playlist names. Throws as `proxyURL(for:)` does.
+    static func proxyPath(for originURL: URL) throws -> String {
+        try validate(originURL)
+        return "/\(prefix)/\(base64URL(originURL.absoluteString))/\(fileName(of: originURL))"
     }
 
     /// The origin URL a proxy request target (`/o/…/name.mp3`, optionally absolute) stands for.

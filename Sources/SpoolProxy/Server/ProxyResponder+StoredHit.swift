@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import Spool
@@ -45,12 +46,21 @@ extension ProxyResponder {
         let request = Self.planRequest(head)
         var plan: ResponsePlan?
         let lent = cache.lendStored(key: target.key, revoke: revoke) { info in
+            // Playlists are rewritten, so never sent from the file as they are.
+            guard !HLSPlaylist.isPlaylistType(info.mimeType) else { return nil }
             let planned = ResponsePlan(for: request, info: info, boundary: Self.makeBoundary())
             guard case .bytes(let range) = planned.body else { return nil }
             plan = planned
             return range
         }
-        guard let (_, slice) = lent, let plan else { return nil }
+        guard let (info, slice) = lent, let plan else { return nil }
+        // A small file may be a playlist whatever its type says: only its first bytes tell (read from the data
+        // file at offset 0; where they are not stored, the task's path would not look either).
+        if info.length <= Self.maximumPlaylistBytes, Self.startsPlaylist(slice) {
+            _ = close(slice.descriptor)
+            slice.release()
+            return nil
+        }
         // Throws only when the connection has closed (the slice is released then): the usual path says so.
         guard let region = try? slices.region(for: slice) else { return nil }
         let record = ProxyLogRecord(
@@ -58,6 +68,15 @@ extension ProxyResponder {
             status: plan.status, bodyBytes: Int64(slice.count), failure: nil)
         let responseHead = responseHead(head, plan: plan, cacheState: "hit", keepAlive: true)
         return StoredHit(parts: [.head(responseHead), .body(.fileRegion(region)), .end(nil)], record: record)
+    }
+
+    /// Whether the data file `slice` lends from starts with `#EXTM3U`; one `pread` of the page cache.
+    private static func startsPlaylist(_ slice: FileSlice) -> Bool {
+        var prefix = [UInt8](repeating: 0, count: 16)
+        let count = prefix.withUnsafeMutableBytes { pread(slice.descriptor, $0.baseAddress, $0.count, 0) }
+        // Unreadable: the task's path decides (and reports it).
+        guard count >= 0 else { return true }
+        return HLSPlaylist.startsPlaylist(Data(prefix.prefix(count)))
     }
 
     /// A response sent whole at once (`storedHit`), and its log record.

@@ -10,6 +10,8 @@ struct ProxyResponder: Sendable {
     let configuration: ProxyConfiguration
     /// The origin URLs of recent request targets.
     let targets = ProxyTargetMemo()
+    /// When live playlists were last fetched.
+    let livePlaylists = LivePlaylistFetches()
 
     typealias Writer = ProxyOutbound
 
@@ -39,9 +41,8 @@ struct ProxyResponder: Sendable {
             let mapping = try originMapping(of: head)
             record.target = mapping.displayURL
             try await stream(
-                Resource(url: mapping.origin), for: head, isHead: isHead, keepAlive: keepAlive, writer: writer,
-                pace: pace,
-                record: &record)
+                Resource(url: mapping.origin), origin: mapping.origin, for: head, isHead: isHead,
+                keepAlive: keepAlive, writer: writer, pace: pace, record: &record)
         } catch let failure as FailureResponse {
             record.status = failure.status
             record.failure = failure.reason
@@ -95,8 +96,8 @@ struct ProxyResponder: Sendable {
     }
 
     private func stream(
-        _ resource: Resource, for head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer,
-        pace: ClientPace?, record: inout ProxyLogRecord
+        _ resource: Resource, origin: URL, for head: HTTPRequestHead, isHead: Bool, keepAlive: Bool,
+        writer: Writer, pace: ClientPace?, record: inout ProxyLogRecord
     ) async throws {
         // Measured before anything below starts filling the cache: asking for the content information
         // brings the first bytes too.
@@ -106,6 +107,19 @@ struct ProxyResponder: Sendable {
             info = try await cache.contentInfo(for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head))
         } catch {
             throw FailureResponse(error: error)
+        }
+        let playlist: HLSPlaylist?
+        do {
+            playlist = try await self.playlist(
+                resource, origin: origin, info: info, head: head, storedBefore: storedBefore)
+        } catch {
+            throw FailureResponse(error: error)
+        }
+        if let playlist {
+            record.status = 200
+            record.bodyBytes = try await send(
+                playlist, info: info, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
+            return
         }
         let plan = ResponsePlan(for: Self.planRequest(head), info: info, boundary: Self.makeBoundary())
         let ranges = plan.body.ranges.filter { !$0.isEmpty }
@@ -202,7 +216,7 @@ struct ProxyResponder: Sendable {
     /// Where a cold request's first origin request should start, so that the one request that brings the
     /// content information also brings the first bytes the client wants: the start of its first range
     /// when that needs no length to resolve.
-    private static func firstRead(_ head: HTTPRequestHead) -> Range<Int64>? {
+    static func firstRead(_ head: HTTPRequestHead) -> Range<Int64>? {
         guard let header = head.headers.first(name: "range"),
             let first = RangeSpecifier.parse(header: header)?.first
         else { return nil }
@@ -223,13 +237,13 @@ struct ProxyResponder: Sendable {
         return held == wanted ? "hit" : held == 0 ? "miss" : "partial"
     }
 
-    private func connectionFields(head: HTTPRequestHead, keepAlive: Bool) -> [HeaderField] {
+    func connectionFields(head: HTTPRequestHead, keepAlive: Bool) -> [HeaderField] {
         if !keepAlive { return [HeaderField("Connection", "close")] }
         // HTTP/1.0 clients keep the connection only when told so.
         return head.version.minor == 0 ? [HeaderField("Connection", "keep-alive")] : []
     }
 
-    private func responseHead(_ request: HTTPRequestHead, status: Int, fields: [HeaderField]) -> HTTPResponseHead {
+    func responseHead(_ request: HTTPRequestHead, status: Int, fields: [HeaderField]) -> HTTPResponseHead {
         HTTPResponseHead(
             version: request.version.major == 1 ? request.version : .http1_1,
             status: HTTPResponseStatus(statusCode: status),

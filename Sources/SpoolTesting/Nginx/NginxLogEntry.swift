@@ -12,24 +12,31 @@ public struct NginxLogEntry: Sendable, Equatable {
     public var bodyBytesSent: Int64
     /// The request's `Range` header, or nil if it had none.
     public var range: String?
+    /// The request's `User-Agent` header, or nil if it had none: who asked, a player or the cache.
+    public var userAgent: String?
 
     /// Creates an entry; normally produced by `NginxOrigin.accessLog()`.
-    public init(method: String, path: String, status: Int, bodyBytesSent: Int64, range: String?) {
+    public init(
+        method: String, path: String, status: Int, bodyBytesSent: Int64, range: String?, userAgent: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.status = status
         self.bodyBytesSent = bodyBytesSent
         self.range = range
+        self.userAgent = userAgent
     }
 
     /// The `log_format` these entries are parsed from; tabs separate fields because nginx
     /// escapes tabs inside values, so they cannot appear unescaped in a field.
-    static let logFormat = "'$status\\t$body_bytes_sent\\t$request\\t$http_range'"
+    static let logFormat = "'$status\\t$body_bytes_sent\\t$request\\t$http_range\\t$http_user_agent'"
 
     /// Parses one line in `logFormat`; nil for anything else.
     init?(line: Substring) {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard fields.count == 4, let status = Int(fields[0]), let bytes = Int64(fields[1]) else { return nil }
+        guard fields.count == 4 || fields.count == 5, let status = Int(fields[0]), let bytes = Int64(fields[1]) else {
+            return nil
+        }
         let request = fields[2].split(separator: " ")
         self.status = status
         self.bodyBytesSent = bytes
@@ -37,5 +44,6 @@ public struct NginxLogEntry: Sendable, Equatable {
         self.path = request.count > 1 ? String(request[1]) : ""
         // nginx logs an absent variable as "-".
         self.range = fields[3] == "-" ? nil : String(fields[3])
+        self.userAgent = fields.count < 5 || fields[4] == "-" ? nil : String(fields[4])
     }
 }

@@ -98,6 +98,26 @@ final class StoredHitTests: XCTestCase {
         await sealed.close()
     }
 
+    func testPlaylistsAreNeverAnsweredFromTheFileAsTheyAre() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n#EXT-X-ENDLIST\n"
+        try playlist.write(to: fixture.www.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+        try fixture.serveGenerated("small.bin", length: 4096, seed: seed)
+        let responder = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        let slices = SliceLedger()
+        defer { slices.closeAndReleaseAll() }
+        for name in ["list.txt", "small.bin"] {
+            for try await _ in fixture.cache.read(fixture.originURL(name)) {}
+        }
+        let list = try fixture.proxyURL("list.txt").path
+        XCTAssertNil(responder.storedHit(to: request(list, range: nil), slices: slices, revoke: {}))
+        XCTAssertNil(responder.storedHit(to: request(list, range: "bytes=5-"), slices: slices, revoke: {}))
+        let small = try fixture.proxyURL("small.bin").path
+        let hit = try XCTUnwrap(
+            responder.storedHit(to: request(small, range: "bytes=100-"), slices: slices, revoke: {}))
+        XCTAssertEqual(hit.record.bodyBytes, 3996, "a small file that is no playlist is answered at once")
+    }
+
     /// Pipelined on one connection, answers from the event loop and from the task keep their order.
     func testPipelinedHitsAndReadsKeepTheirOrder() async throws {
         let fixture = try await ProxyFixture(test: self)

@@ -1,0 +1,131 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+/// HLS played by ffmpeg through the proxy: the playlist comes back rewritten, so the key and every segment
+/// come through the cache, the decoded frames are those of a direct play, and the stream plays again with the
+/// origin gone.
+final class HLSThroughProxyTests: XCTestCase {
+    func testEncryptedStreamWithAbsoluteURIsPlaysThroughTheCacheAndOffline() async throws {
+        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
+            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
+        }
+        let fixture = try await ProxyFixture(test: self)
+        let origin = fixture.nginx.baseURL.absoluteString
+        // An AES-128 key on the origin, named by an absolute URI; segments named by absolute URIs too.
+        try Data((0..<16).map { UInt8(($0 * 37 + 11) & 0xFF) }).write(to: fixture.www.appendingPathComponent("enc.key"))
+        let keyInfo = fixture.www.deletingLastPathComponent().appendingPathComponent("keyinfo")
+        try "\(origin)/enc.key\n\(fixture.www.appendingPathComponent("enc.key").path)\n".write(
+            to: keyInfo, atomically: true, encoding: .utf8)
+        let generation = try await offPool {
+            try ffmpeg.run(
+                [
+                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
+                    "-vf", "noise=alls=12:allf=t", "-c:v", "mpeg2video", "-q:v", "4", "-g", "25",
+                    "-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_playlist_type", "vod",
+                    "-hls_key_info_file", keyInfo.path, "-hls_base_url", "\(origin)/",
+                    "-hls_segment_filename", fixture.www.appendingPathComponent("seg%d.ts").path,
+                    fixture.www.appendingPathComponent("index.m3u8").path,
+                ], timeout: 120)
+        }
+        XCTAssertEqual(generation.status, 0, generation.stderr)
+        let playlistText = try String(contentsOf: fixture.www.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        XCTAssertTrue(playlistText.contains("URI=\"\(origin)/enc.key\""), playlistText)
+        XCTAssertTrue(playlistText.contains("\(origin)/seg0.ts"), playlistText)
+
+        let direct = try await decode(fixture.originURL("index.m3u8"), ffmpeg)
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        XCTAssertGreaterThan(direct.frames, 100)
+        let before = try fixture.nginx.accessLog().count
+
+        let proxied = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
+        XCTAssertEqual(proxied.status, 0, proxied.stderr)
+        XCTAssertEqual(proxied.frames, direct.frames)
+        XCTAssertTrue(proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
+
+        // Every request of that play reached the origin through the cache, none from the player itself.
+        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
+        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
+        let paths = Set(requests.map(\.path))
+        for name in ["/index.m3u8", "/enc.key", "/seg0.ts", "/seg1.ts", "/seg2.ts"] {
+            XCTAssertTrue(paths.contains(name), "\(name) not fetched through the cache: \(paths.sorted())")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixture.www.path)
+        let total = try files.reduce(Int64(0)) { sum, name in
+            let size = try FileManager.default.attributesOfItem(atPath: fixture.www.appendingPathComponent(name).path)
+            return sum + ((size[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+        let originBytes = requests.reduce(Int64(0)) { $0 + $1.bodyBytesSent }
+        XCTAssertLessThanOrEqual(Double(originBytes), 1.05 * Double(total), "origin bytes against the stream's size")
+
+        // Offline: the playlist, the key and the segments are all in the cache.
+        fixture.nginx.stop()
+        let offline = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
+        XCTAssertEqual(offline.status, 0, offline.stderr)
+        XCTAssertTrue(offline.framemd5 == direct.framemd5, "the offline frames differ from a direct play")
+    }
+
+    func testPlaylistsAreFoundByContentAndRewrittenEveryTimeTheyAreServed() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let origin = fixture.nginx.baseURL.absoluteString
+        // Named .txt: nginx serves it as text/plain, so only its first line says it is a playlist.
+        let source = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n\(origin)/a.ts\n#EXTINF:2,\nb.ts\n#EXT-X-ENDLIST\n"
+        try source.write(to: fixture.www.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+        let url = try fixture.proxyURL("list.txt")
+        for attempt in ["first, from the origin", "again, from the cache"] {
+            let response = try await Curl.fetch(url)
+            XCTAssertEqual(response.status, 200, attempt)
+            let body = String(decoding: response.body, as: UTF8.self)
+            let paths = body.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            XCTAssertEqual(paths.count, 2, body)
+            XCTAssertTrue(paths.allSatisfy { $0.hasPrefix("/o/") }, "\(attempt): \(body)")
+            XCTAssertEqual(response.headers["content-length"], "\(response.body.count)", attempt)
+            XCTAssertNil(response.headers["cache-control"], "a VOD playlist may be kept")
+        }
+        // A range of a playlist gets the whole rewritten playlist.
+        let ranged = try await Curl.fetch(url, ["--range", "0-9"])
+        XCTAssertEqual(ranged.status, 200)
+        XCTAssertTrue(String(decoding: ranged.body, as: UTF8.self).hasSuffix("#EXT-X-ENDLIST\n"))
+        XCTAssertEqual(
+            try fixture.nginx.accessLog().filter { $0.path == "/list.txt" }.count, 1, "a VOD playlist is fetched once")
+    }
+
+    func testALivePlaylistIsFetchedAgainOnceHalfItsTargetDurationHasPassed() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let file = fixture.www.appendingPathComponent("live.m3u8")
+        func publish(_ segments: Int) throws {
+            var text = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n"
+            for index in 0..<segments { text += "#EXTINF:1,\nlive\(index).ts\n" }
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        try publish(2)
+        let url = try fixture.proxyURL("live.m3u8")
+        let first = try await Curl.fetch(url)
+        XCTAssertEqual(first.headers["cache-control"], "no-cache")
+        XCTAssertEqual(String(decoding: first.body, as: UTF8.self).components(separatedBy: "#EXTINF").count - 1, 2)
+        try publish(3)
+        let soon = try await Curl.fetch(url)
+        XCTAssertEqual(soon.body, first.body, "younger than half the target duration: served from the cache")
+        try await Task.sleep(for: .milliseconds(700))
+        let later = try await Curl.fetch(url)
+        XCTAssertEqual(
+            String(decoding: later.body, as: UTF8.self).components(separatedBy: "#EXTINF").count - 1, 3,
+            "older than half the target duration: fetched again")
+        XCTAssertEqual(try fixture.nginx.accessLog().filter { $0.path == "/live.m3u8" }.count, 2)
+    }
+
+    private struct Decode {
+        var status: Int32
+        var framemd5: String
+        var stderr: String
+        var frames: Int { framemd5.split(separator: "\n").filter { !$0.hasPrefix("#") }.count }
+    }
+
+    private func decode(_ url: URL, _ ffmpeg: ExternalCommand) async throws -> Decode {
+        let output = try await offPool {
+            try ffmpeg.run(["-nostdin", "-v", "error", "-i", url.absoluteString, "-f", "framemd5", "-"], timeout: 120)
+        }
+        return Decode(status: output.status, framemd5: output.stdoutText, stderr: output.stderr)
+    }
+}

@@ -44,6 +44,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard let url = request.url else { throw SpoolError.invalidResponse("a request without a URL") }
         let timeout = TimeAmount.milliseconds(Int64((max(request.timeoutInterval, 0.001) * 1000).rounded(.up)))
         let client = try client(idleTimeout: timeout)
+        // AsyncHTTPClient may still send a request whose task was cancelled before `execute` (seen under load:
+        // a read cancelled before it started reached the origin), and the bytes would be wasted.
+        try Task.checkCancellation()
         let response: HTTPClientResponse
         do {
             response = try await client.execute(HTTPClientRequest(request, url: url), timeout: timeout)

@@ -44,7 +44,9 @@ public final class SpoolCache: Sendable {
     }
 
     /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end. A `.prefetch` read
-    /// starts no origin request while a `.playback` read of this cache waits for origin bytes.
+    /// starts no origin request while a `.playback` read of this cache waits for origin bytes. `extent` says
+    /// whether the caller may stop early (a player: small requests first) or takes every byte (`.whole`: one
+    /// request for what is missing).
     ///
     /// `consumer` is for a caller that passes the bytes on through buffers it cannot see into, such as a
     /// socket, and so runs ahead of whoever takes them in the end. A read that has delivered bytes from disk
@@ -54,11 +56,11 @@ public final class SpoolCache: Sendable {
     /// See <doc:ReadingThroughBuffers>.
     public func read(
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
-        consumer: (@Sendable () async throws -> Void)? = nil
+        extent: ReadExtent = .mayStopEarly, consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
         ByteStream(
-            acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, gate: gate,
-            consumer: consumer,
+            acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, extent: extent,
+            gate: gate, consumer: consumer,
             release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
     }
 
@@ -77,10 +79,15 @@ public final class SpoolCache: Sendable {
     /// origin is asked with a first range request rather than a `HEAD`, and the bytes it brings are cached:
     /// `firstRead` says which bytes will be read first (by default the start of the resource), so that the
     /// request brings those.
-    public func contentInfo(for resource: Resource, firstRead: Range<Int64>? = nil) async throws -> ContentInfo {
+    /// With `extent` `.whole`, that first request asks for all of `firstRead` (up to
+    /// `FetchPolicy.wholeRequestLimit` when it runs to the unknown end), since every byte will be read.
+    public func contentInfo(
+        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly
+    ) async throws -> ContentInfo {
         let engine = acquire(resource)
         defer { release(engine) }
-        return try await engine.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
+        return try await engine.contentInfo(
+            near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound, extent: extent)
     }
 
     /// Stored bytes of the entry `key` (see `key(for:)`) lent at once as one file slice, without a read or a

@@ -15,6 +15,7 @@ public struct ByteStream: AsyncSequence, Sendable {
     fileprivate let offset: Int64
     fileprivate let length: Int64?
     fileprivate let priority: ReadPriority
+    fileprivate let extent: ReadExtent
     fileprivate let gate: PlaybackGate
     fileprivate let consumer: (@Sendable () async throws -> Void)?
     fileprivate let release: @Sendable (ResourceEngine) -> Void
@@ -23,13 +24,14 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// when the iteration ends, so a stream that is never iterated holds nothing.
     init(
         acquire: @escaping @Sendable () -> ResourceEngine, offset: Int64, length: Int64?, priority: ReadPriority,
-        gate: PlaybackGate, consumer: (@Sendable () async throws -> Void)? = nil,
+        extent: ReadExtent = .mayStopEarly, gate: PlaybackGate, consumer: (@Sendable () async throws -> Void)? = nil,
         release: @escaping @Sendable (ResourceEngine) -> Void
     ) {
         self.acquire = acquire
         self.offset = offset
         self.length = length
         self.priority = priority
+        self.extent = extent
         self.gate = gate
         self.consumer = consumer
         self.release = release
@@ -101,7 +103,8 @@ private final class ReadSession: @unchecked Sendable {
                 end =
                     stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) }
                     ?? info.length
-                reader = engine.addReader(requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) })
+                reader = engine.addReader(
+                    requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) }, extent: stream.extent)
             }
             guard
                 let part = try await engine.nextPart(

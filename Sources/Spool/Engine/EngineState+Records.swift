@@ -31,6 +31,8 @@ extension EngineState {
     struct Reader {
         /// Where the read ends, exclusive; `nil` for the resource's end.
         var requestedEnd: Int64?
+        /// Whether every byte up to the end will be consumed (`ReadExtent.whole`).
+        var wantsAll = false
         /// Where the reader started, so that its pieces can follow what it has consumed.
         var start: Int64?
         /// The version of the bytes it has delivered, once it has delivered any.

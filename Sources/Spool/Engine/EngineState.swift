@@ -26,9 +26,9 @@ struct EngineState {
         return nextID
     }
 
-    mutating func addReader(requestedEnd: Int64?) -> Int {
+    mutating func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly) -> Int {
         let id = makeID()
-        readers[id] = Reader(requestedEnd: requestedEnd)
+        readers[id] = Reader(requestedEnd: requestedEnd, wantsAll: extent == .whole)
         return id
     }
 
@@ -78,7 +78,9 @@ struct EngineState {
         if let failure = reader.failure { return .fail(failure) }
 
         if readers[id]!.start == nil { readers[id]!.start = position }
-        let (window, piece) = policy.readAhead(afterConsuming: position - readers[id]!.start!, link: link)
+        var (window, piece) = policy.readAhead(afterConsuming: position - readers[id]!.start!, link: link)
+        // A read that will consume everything asks for everything it lacks at once: one request, not a ramp.
+        if reader.wantsAll { (window, piece) = (max(window, end - position), max(piece, end - position)) }
         var started: [(id: Int, range: Range<Int64>)] = []
         var cursor = coverGap(at: position, end: end, reader: id, piece: piece, started: &started)
         // Keep the link busy: requests reach a window (about a bandwidth-delay product) beyond the reader,

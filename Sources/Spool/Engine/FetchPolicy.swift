@@ -102,6 +102,10 @@ public struct FetchPolicy: Sendable, Hashable {
         self.readChunkSize = readChunkSize
     }
 
+    /// How much the first request of a `.whole` read asks for while the resource's length is unknown: HLS
+    /// segments and keys are far smaller, so they come in one request; what lies beyond is asked for next.
+    package static let wholeRequestLimit: Int64 = 64 << 20
+
     /// The most bytes handed out at once as a `FileSlice`: no buffer holds them, so a slice may be larger
     /// than a read chunk. Each costs a trip through the engine and the event loop, about a millisecond: with
     /// 4 MiB slices a warm read through the proxy held at 3.6–3.7 GB/s in three runs, with 16 MiB ones

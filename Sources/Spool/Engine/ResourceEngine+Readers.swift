@@ -4,8 +4,8 @@ import Foundation
 /// (`SliceLender`) or a read (`StoredReader`), missing ones start requests (`FetchRunner`) and are waited for.
 extension ResourceEngine {
     /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end).
-    func addReader(requestedEnd: Int64?) -> Int {
-        inner.withLock { $0.state.addReader(requestedEnd: requestedEnd) }
+    func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly) -> Int {
+        inner.withLock { $0.state.addReader(requestedEnd: requestedEnd, extent: extent) }
     }
 
     /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored, and

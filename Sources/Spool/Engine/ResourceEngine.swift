@@ -189,12 +189,16 @@ final class ResourceEngine: Sendable {
     /// shared by every caller that asks meanwhile). An origin that can read before the length is known gets
     /// no `HEAD`: the first range request, from `offset` (where the first reader starts, up to at most `end`,
     /// where it stops), brings the information, and its bytes are kept as any request's are.
-    func contentInfo(near offset: Int64 = 0, until end: Int64? = nil) async throws -> ContentInfo {
+    func contentInfo(near offset: Int64 = 0, until end: Int64? = nil, extent: ReadExtent = .mayStopEarly)
+        async throws -> ContentInfo
+    {
         await open()
         let (known, task) = inner.withLock { inner -> (ContentInfo?, Task<ContentInfo, any Error>?) in
             if let info = inner.state.info { return (info, nil) }
             if let task = inner.infoTask { return (nil, task) }
-            let task = Task { [fetcher] in try await fetcher.discoverContentInfo(near: offset, until: end) }
+            let task = Task { [fetcher] in
+                try await fetcher.discoverContentInfo(near: offset, until: end, extent: extent)
+            }
             inner.infoTask = task
             return (nil, task)
         }

@@ -17,6 +17,9 @@ public struct ProxyURLMapping: Sendable, Hashable {
 
     /// The first path segment of every proxy URL.
     static let prefix = "o"
+    /// The first path segment of a proxy URL whose reads take every byte (what a rewritten playlist names:
+    /// segments, keys, init sections, playlists): the cache asks the origin for all of it at once.
+    static let wholePrefix = "w"
 
     /// A mapping for the proxy at `baseURL` (`http://127.0.0.1:8080`); any path of `baseURL` is ignored.
     public init(baseURL: URL) {
@@ -47,9 +50,18 @@ public struct ProxyURLMapping: Sendable, Hashable {
 
     /// The path of the proxy URL standing for `originURL` (`/o/…/name`), valid on any of the proxy's
     /// addresses: what a rewritten playlist names. Throws as `proxyURL(for:)` does.
-    static func proxyPath(for originURL: URL) throws -> String {
+    static func proxyPath(for originURL: URL, whole: Bool = false) throws -> String {
         try validate(originURL)
-        return "/\(prefix)/\(base64URL(originURL.absoluteString))/\(fileName(of: originURL))"
+        return "/\(whole ? wholePrefix : prefix)/\(base64URL(originURL.absoluteString))/\(fileName(of: originURL))"
+    }
+
+    /// Whether a request target is a `/w/…` one, whose reads take every byte.
+    static func asksForWhole(_ target: String) -> Bool {
+        var path = Substring(target)
+        if let schemeEnd = path.range(of: "://") {
+            path = path[schemeEnd.upperBound...].drop { $0 != "/" }
+        }
+        return path.hasPrefix("/\(wholePrefix)/")
     }
 
     /// The origin URL a proxy request target (`/o/…/name.mp3`, optionally absolute) stands for.
@@ -63,7 +75,9 @@ public struct ProxyURLMapping: Sendable, Hashable {
         // The proxy's own query, if a client added one, is not part of the origin URL.
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
         let segments = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        guard segments.count >= 3, segments[0].isEmpty, segments[1] == prefix, !segments[2].isEmpty else {
+        guard segments.count >= 3, segments[0].isEmpty, segments[1] == prefix || segments[1] == wholePrefix,
+            !segments[2].isEmpty
+        else {
             throw ProxyURLError.malformedPath
         }
         let rest = segments[2]

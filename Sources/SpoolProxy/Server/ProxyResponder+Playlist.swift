@@ -75,14 +75,14 @@ extension ProxyResponder {
     /// host the proxy may not reach.
     private func proxyPath(for url: URL) -> String? {
         guard let host = url.host, configuration.allows(host: host) else { return nil }
-        return try? ProxyURLMapping.proxyPath(for: url)
+        return try? ProxyURLMapping.proxyPath(for: url, whole: true)
     }
 
     private func readAll(_ resource: Resource, _ range: Range<Int64>) async throws -> Data {
         var data = Data()
         data.reserveCapacity(Int(range.upperBound - range.lowerBound))
-        for try await chunk in cache.read(resource, from: range.lowerBound, length: range.upperBound - range.lowerBound)
-        {
+        let length = range.upperBound - range.lowerBound
+        for try await chunk in cache.read(resource, from: range.lowerBound, length: length, extent: .whole) {
             data.append(chunk)
         }
         return data

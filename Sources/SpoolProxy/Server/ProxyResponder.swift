@@ -102,9 +102,14 @@ struct ProxyResponder: Sendable {
         // Measured before anything below starts filling the cache: asking for the content information
         // brings the first bytes too.
         let storedBefore = cache.cachedRanges(for: resource)
+        // What a rewritten playlist names (`/w/…`) is read whole: one origin request, no pacing.
+        let extent: ReadExtent = ProxyURLMapping.asksForWhole(head.uri) ? .whole : .mayStopEarly
+        let pace = extent == .whole ? nil : pace
         let info: ContentInfo
         do {
-            info = try await cache.contentInfo(for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head))
+            info = try await cache.contentInfo(
+                for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head), extent: isHead ? .mayStopEarly : extent
+            )
         } catch {
             throw FailureResponse(error: error)
         }
@@ -130,7 +135,8 @@ struct ProxyResponder: Sendable {
         var firstReader: ByteStream.Iterator?
         var firstPart: StreamPart?
         if !isHead, let first = ranges.first {
-            var iterator = read(resource, first, length: info.length, pace: pace).makeAsyncIterator()
+            var iterator = read(resource, first, length: info.length, extent: extent, pace: pace)
+                .makeAsyncIterator()
             do {
                 firstPart = try await iterator.nextPart(revoke: writer.revokeSlice)
             } catch {
@@ -175,7 +181,8 @@ struct ProxyResponder: Sendable {
                     record.bodyBytes += Int64(firstBody.readableBytes)
                 }
             } else {
-                iterator = read(resource, range, length: info.length, pace: pace).makeAsyncIterator()
+                iterator = read(resource, range, length: info.length, extent: extent, pace: pace)
+                    .makeAsyncIterator()
             }
             while let part = try await iterator.nextPart(revoke: writer.revokeSlice) {
                 try await writer.writeBody(part)
@@ -207,10 +214,13 @@ struct ProxyResponder: Sendable {
     /// The bytes of `range`. A range that runs to the end of the resource is what a player asks for and then
     /// abandons, so its origin requests wait for the client to keep up (see `ClientPace`); a bounded range
     /// is wanted whole.
-    private func read(_ resource: Resource, _ range: Range<Int64>, length: Int64, pace: ClientPace?) -> ByteStream {
+    private func read(
+        _ resource: Resource, _ range: Range<Int64>, length: Int64, extent: ReadExtent, pace: ClientPace?
+    ) -> ByteStream {
         var consumer: (@Sendable () async throws -> Void)?
         if let pace, range.upperBound == length { consumer = { try await pace.caughtUp() } }
-        return cache.read(resource, from: range.lowerBound, length: range.count64, consumer: consumer)
+        return cache.read(
+            resource, from: range.lowerBound, length: range.count64, extent: extent, consumer: consumer)
     }
 
     /// Where a cold request's first origin request should start, so that the one request that brings the

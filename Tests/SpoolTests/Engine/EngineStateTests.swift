@@ -217,6 +217,43 @@ final class EngineStateTests: XCTestCase {
         }
     }
 
+    func testAReadThatTakesEverythingAsksForAllItLacksAtOnce() {
+        // Each row: what is stored of a 6 MB resource, where the reader starts and ends, and the requests its
+        // first step starts. A player's read (the first row) starts with a piece and a window of the link.
+        let length: Int64 = 6_000_000
+        let cases:
+            [(
+                name: String, extent: ReadExtent, stored: [Range<Int64>], from: Int64, end: Int64?,
+                requests: [Range<Int64>]
+            )] = [
+                (
+                    "a player's read: pieces up to a window", .mayStopEarly, [], 0, nil,
+                    [
+                        0..<50_000, 50_000..<100_000,
+                        100_000..<150_000, 150_000..<200_000,
+                    ]
+                ),
+                ("a whole read: one request to the end", .whole, [], 0, nil, [0..<length]),
+                ("a whole bounded read: one request to its end", .whole, [], 1_000, 200_000, [1_000..<200_000]),
+                (
+                    "a whole read stops at stored bytes and goes on after them", .whole, [3_000_000..<4_000_000], 0,
+                    nil,
+                    [0..<3_000_000, 4_000_000..<length]
+                ),
+            ]
+        for item in cases {
+            var state = EngineState(
+                policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""),
+                stored: ByteRangeSet(item.stored))
+            let reader = state.addReader(requestedEnd: item.end, extent: item.extent)
+            guard case .wait(let started) = state.step(reader: reader, position: item.from, link: link) else {
+                XCTFail("\(item.name): waits for requests")
+                continue
+            }
+            XCTAssertEqual(started.map(\.range), item.requests, item.name)
+        }
+    }
+
     func testRequestsOnlyALeavingReaderNeededAreCancelled() {
         var (state, reader, fetches) = waitingReader()
         let other = state.addReader(requestedEnd: nil)

@@ -21,7 +21,9 @@ struct FetchRunner: Sendable {
 
     /// Asks the origin for the content information: with a first range request from `offset` where the
     /// origin allows it, otherwise (or when that request cannot tell, as past the end) with its own call.
-    func discoverContentInfo(near offset: Int64, until end: Int64?) async throws -> ContentInfo {
+    func discoverContentInfo(near offset: Int64, until end: Int64?, extent: ReadExtent = .mayStopEarly)
+        async throws -> ContentInfo
+    {
         guard origin.canReadBeforeContentInfo else { return try await origin.contentInfo(for: url) }
         let link = environment.link.estimate(for: url)
         let start = max(0, offset)
@@ -30,6 +32,7 @@ struct FetchRunner: Sendable {
         // nothing is known of.
         let ahead = policy.readAhead(afterConsuming: 0, link: link)
         var size = link.roundTrip == nil ? policy.firstRequestSize : ahead.window + ahead.piece
+        if extent == .whole { size = FetchPolicy.wholeRequestLimit }
         if let end, end > start { size = min(size, end - start) }
         let requested = start..<(start + size)
         let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))

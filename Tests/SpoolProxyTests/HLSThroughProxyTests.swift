@@ -67,6 +67,87 @@ final class HLSThroughProxyTests: XCTestCase {
         XCTAssertTrue(offline.framemd5 == direct.framemd5, "the offline frames differ from a direct play")
     }
 
+    func testFragmentedMP4InOneFileWithByteRangesIsOneEntryAndOneRequestPerRange() async throws {
+        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
+            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
+        }
+        let fixture = try await ProxyFixture(test: self)
+        let generation = try await offPool {
+            try ffmpeg.run(
+                [
+                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-c:v", "mpeg4", "-q:v",
+                    "4", "-g", "25", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "2",
+                    "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-hls_flags", "single_file",
+                    fixture.www.appendingPathComponent("index.m3u8").path,
+                ], timeout: 120)
+        }
+        XCTAssertEqual(generation.status, 0, generation.stderr)
+        let playlistText = try String(contentsOf: fixture.www.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        XCTAssertTrue(playlistText.contains("#EXT-X-MAP:URI=\"index.m4s\",BYTERANGE="), playlistText)
+        XCTAssertTrue(playlistText.contains("#EXT-X-BYTERANGE:"), playlistText)
+
+        let direct = try await decode(fixture.originURL("index.m3u8"), ffmpeg)
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let before = try fixture.nginx.accessLog().count
+        let proxied = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
+        XCTAssertEqual(proxied.status, 0, proxied.stderr)
+        XCTAssertTrue(proxied.frames > 0 && proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
+        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
+        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
+        // The init section and every segment are ranges of one file: at most one origin request each, never
+        // a byte twice.
+        let file = requests.filter { $0.path == "/index.m4s" }
+        let ranges = playlistText.components(separatedBy: "BYTERANGE").count - 1
+        XCTAssertGreaterThan(file.count, 0)
+        XCTAssertLessThanOrEqual(file.count, ranges, "\(file.map { $0.range ?? "-" })")
+        let size = try FileManager.default.attributesOfItem(
+            atPath: fixture.www.appendingPathComponent("index.m4s").path)
+        let fileSize = (size[.size] as? NSNumber)?.int64Value ?? 0
+        XCTAssertLessThanOrEqual(file.reduce(Int64(0)) { $0 + $1.bodyBytesSent }, fileSize)
+
+        fixture.nginx.stop()
+        let offline = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
+        XCTAssertEqual(offline.status, 0, offline.stderr)
+        XCTAssertTrue(offline.framemd5 == direct.framemd5, "the offline frames differ from a direct play")
+    }
+
+    func testAMasterKeepsEveryVariantAndItsAudioRendition() async throws {
+        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
+            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
+        }
+        let fixture = try await ProxyFixture(test: self)
+        let www = fixture.www.path
+        let generation = try await offPool {
+            try ffmpeg.run(
+                [
+                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6",
+                    "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "mpeg2video", "-c:a", "aac", "-b:a", "64k",
+                    "-b:v:0", "400k", "-b:v:1", "800k", "-s:v:1", "160x120", "-g", "25", "-f", "hls", "-hls_time", "2",
+                    "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
+                    "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes",
+                    "-hls_segment_filename", "\(www)/v%v_%d.ts", "\(www)/v%v.m3u8",
+                ], timeout: 120)
+        }
+        XCTAssertEqual(generation.status, 0, generation.stderr)
+        let master = try await Curl.fetch(try fixture.proxyURL("master.m3u8"))
+        let text = String(decoding: master.body, as: UTF8.self)
+        XCTAssertEqual(text.components(separatedBy: "#EXT-X-STREAM-INF").count - 1, 2, "both variants: \(text)")
+        XCTAssertTrue(text.contains("#EXT-X-MEDIA:TYPE=AUDIO") && text.contains(",URI=\"/w/"), text)
+        XCTAssertEqual(text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("/w/") }, [])
+
+        let direct = try await decode(fixture.originURL("master.m3u8"), ffmpeg)
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let before = try fixture.nginx.accessLog().count
+        let proxied = try await decode(try fixture.proxyURL("master.m3u8"), ffmpeg)
+        XCTAssertEqual(proxied.status, 0, proxied.stderr)
+        XCTAssertTrue(proxied.frames > 0 && proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
+        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
+        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
+        XCTAssertTrue(requests.contains { $0.path == "/v2_0.ts" }, "the audio rendition came through the cache")
+    }
+
     func testPlaylistsAreFoundByContentAndRewrittenEveryTimeTheyAreServed() async throws {
         let fixture = try await ProxyFixture(test: self)
         let origin = fixture.nginx.baseURL.absoluteString

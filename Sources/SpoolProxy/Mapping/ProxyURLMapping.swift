@@ -57,21 +57,19 @@ public struct ProxyURLMapping: Sendable, Hashable {
 
     /// Whether a request target is a `/w/…` one, whose reads take every byte.
     static func asksForWhole(_ target: String) -> Bool {
-        var path = Substring(target)
-        if let schemeEnd = path.range(of: "://") {
-            path = path[schemeEnd.upperBound...].drop { $0 != "/" }
-        }
-        return path.hasPrefix("/\(wholePrefix)/")
+        path(of: target).hasPrefix("/\(wholePrefix)/")
+    }
+
+    /// The path of a request target, also of one in absolute form (`GET http://127.0.0.1:8080/o/…`).
+    private static func path(of target: String) -> Substring {
+        let path = Substring(target)
+        guard let schemeEnd = path.range(of: "://") else { return path }
+        return path[schemeEnd.upperBound...].drop { $0 != "/" }
     }
 
     /// The origin URL a proxy request target (`/o/…/name.mp3`, optionally absolute) stands for.
     public static func originURL(forRequestTarget target: String) throws -> URL {
-        var path = Substring(target)
-        // Absolute form (`GET http://127.0.0.1:8080/o/…`): keep the path only.
-        if let schemeEnd = path.range(of: "://") {
-            let afterAuthority = path[schemeEnd.upperBound...].firstIndex(of: "/") ?? path.endIndex
-            path = path[afterAuthority...]
-        }
+        var path = path(of: target)
         // The proxy's own query, if a client added one, is not part of the origin URL.
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
         let segments = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)

@@ -60,15 +60,9 @@ extension ProxyResponder {
         ]
         // A live playlist changes at the origin: a player or a cache between must ask again each time.
         if playlist.isLive { fields.append(HeaderField("Cache-Control", "no-cache")) }
-        fields += connectionFields(head: head, keepAlive: keepAlive)
-        let responseHead = responseHead(head, status: 200, fields: fields)
-        if isHead {
-            try await writer.write(contentsOf: [.head(responseHead), .end(nil)])
-            return 0
-        }
-        let body = ByteBuffer(bytes: playlist.data)
-        try await writer.write(contentsOf: [.head(responseHead), .body(.byteBuffer(body)), .end(nil)])
-        return Int64(body.readableBytes)
+        return try await sendWhole(
+            ByteBuffer(bytes: playlist.data), status: 200, fields: fields, head: head, isHead: isHead,
+            keepAlive: keepAlive, writer: writer)
     }
 
     /// The proxy path a playlist names instead of `url`; `nil` (the URI stays as the origin wrote it) for a
@@ -79,9 +73,9 @@ extension ProxyResponder {
     }
 
     private func readAll(_ resource: Resource, _ range: Range<Int64>) async throws -> Data {
-        var data = Data()
-        data.reserveCapacity(Int(range.upperBound - range.lowerBound))
         let length = range.upperBound - range.lowerBound
+        var data = Data()
+        data.reserveCapacity(Int(length))
         for try await chunk in cache.read(resource, from: range.lowerBound, length: length, extent: .whole) {
             data.append(chunk)
         }

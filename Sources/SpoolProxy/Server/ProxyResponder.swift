@@ -47,16 +47,15 @@ struct ProxyResponder: Sendable {
             record.status = failure.status
             record.failure = failure.reason
             let body = ByteBuffer(string: failure.body)
-            var fields =
+            let fields =
                 failure.headers + [
                     HeaderField("Content-Type", "text/plain; charset=utf-8"),
                     HeaderField("Content-Length", "\(body.readableBytes)"),
                     HeaderField("Cache-Control", "no-store"),
                 ]
-            fields += connectionFields(head: head, keepAlive: keepAlive)
-            try await writer.write(.head(responseHead(head, status: failure.status, fields: fields)))
-            if head.method != .HEAD { try await writer.write(.body(.byteBuffer(body))) }
-            try await writer.write(.end(nil))
+            _ = try await sendWhole(
+                body, status: failure.status, fields: fields, head: head, isHead: head.method == .HEAD,
+                keepAlive: keepAlive, writer: writer)
         } catch {
             record.failure = "\(error)"
             throw error
@@ -68,13 +67,23 @@ struct ProxyResponder: Sendable {
         -> Int64
     {
         let body = ByteBuffer(string: "pong\n")
-        let fields =
-            [
-                HeaderField("Content-Type", "text/plain; charset=utf-8"),
-                HeaderField("Content-Length", "\(body.readableBytes)"),
-                HeaderField("Cache-Control", "no-store"),
-            ] + connectionFields(head: head, keepAlive: keepAlive)
-        let responseHead = responseHead(head, status: 200, fields: fields)
+        let fields = [
+            HeaderField("Content-Type", "text/plain; charset=utf-8"),
+            HeaderField("Content-Length", "\(body.readableBytes)"),
+            HeaderField("Cache-Control", "no-store"),
+        ]
+        return try await sendWhole(
+            body, status: 200, fields: fields, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
+    }
+
+    /// Sends a response whose body is in memory, in one write: the head (`fields` and the connection's
+    /// fields), then the body unless `isHead`. Returns the body bytes sent.
+    func sendWhole(
+        _ body: ByteBuffer, status: Int, fields: [HeaderField], head: HTTPRequestHead, isHead: Bool,
+        keepAlive: Bool, writer: Writer
+    ) async throws -> Int64 {
+        let responseHead = responseHead(
+            head, status: status, fields: fields + connectionFields(head: head, keepAlive: keepAlive))
         try await writer.write(
             contentsOf: isHead
                 ? [.head(responseHead), .end(nil)]

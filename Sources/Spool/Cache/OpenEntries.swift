@@ -128,24 +128,27 @@ final class OpenEntries: Sendable {
             return deadlines[id] != nil
         }
         guard !scheduled else { return }
-        Task { [weak self] in await self?.closeAfterGrace(engine) }
+        // The task holds the entries only between its sleeps, so a cache dropped meanwhile goes at once (a
+        // closed cache's engines are not touched again), as it did before the grace became a moving deadline.
+        Task { [weak self] in
+            // Each pass sleeps until the deadline it read; the deadline moves only when the engine goes idle again.
+            while let wait = self?.remainingGrace(of: engine.id), wait > 0 {
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            }
+            guard let self, self.remainingGrace(of: engine.id) == nil else { return }
+            await self.closeNow(engine)
+        }
     }
 
-    /// Closes `engine` once its latest idle moment is `idleGrace` old, if it is idle then.
-    private func closeAfterGrace(_ engine: ResourceEngine) async {
-        // Each pass sleeps until the deadline it read; the deadline moves only when the engine goes idle again.
-        while true {
-            let wait = closeDeadlines.withLock { deadlines -> TimeInterval? in
-                guard let deadline = deadlines[engine.id] else { return nil }
-                let wait = deadline - ProcessInfo.processInfo.systemUptime
-                if wait <= 0 { deadlines[engine.id] = nil }
-                return wait
-            }
-            guard let wait else { return }
-            if wait <= 0 { break }
-            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+    /// What is left of the grace of engine `id`, forgetting its deadline once it has passed (then `0`); `nil`
+    /// when no close is scheduled for it.
+    private func remainingGrace(of id: Int) -> TimeInterval? {
+        closeDeadlines.withLock { deadlines -> TimeInterval? in
+            guard let deadline = deadlines[id] else { return nil }
+            let wait = deadline - ProcessInfo.processInfo.systemUptime
+            if wait <= 0 { deadlines[id] = nil }
+            return max(0, wait)
         }
-        await closeNow(engine)
     }
 
     /// Closes and forgets `engine` if it is still the entry's and idle.

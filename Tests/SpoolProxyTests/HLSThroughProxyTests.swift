@@ -8,9 +8,7 @@ import XCTest
 /// origin gone.
 final class HLSThroughProxyTests: XCTestCase {
     func testEncryptedStreamWithAbsoluteURIsPlaysThroughTheCacheAndOffline() async throws {
-        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
-            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
-        }
+        let ffmpeg = try Self.ffmpeg()
         let fixture = try await ProxyFixture(test: self)
         let origin = fixture.nginx.baseURL.absoluteString
         // An AES-128 key on the origin, named by an absolute URI; segments named by absolute URIs too.
@@ -18,133 +16,88 @@ final class HLSThroughProxyTests: XCTestCase {
         let keyInfo = fixture.www.deletingLastPathComponent().appendingPathComponent("keyinfo")
         try "\(origin)/enc.key\n\(fixture.www.appendingPathComponent("enc.key").path)\n".write(
             to: keyInfo, atomically: true, encoding: .utf8)
-        let generation = try await offPool {
-            try ffmpeg.run(
-                [
-                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                    "-vf", "noise=alls=12:allf=t", "-c:v", "mpeg2video", "-q:v", "4", "-g", "25",
-                    "-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_playlist_type", "vod",
-                    "-hls_key_info_file", keyInfo.path, "-hls_base_url", "\(origin)/",
-                    "-hls_segment_filename", fixture.www.appendingPathComponent("seg%d.ts").path,
-                    fixture.www.appendingPathComponent("index.m3u8").path,
-                ], timeout: 120)
-        }
-        XCTAssertEqual(generation.status, 0, generation.stderr)
+        try await generate(
+            with: ffmpeg,
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
+                "-vf", "noise=alls=12:allf=t", "-c:v", "mpeg2video", "-q:v", "4", "-g", "25",
+                "-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_playlist_type", "vod",
+                "-hls_key_info_file", keyInfo.path, "-hls_base_url", "\(origin)/",
+                "-hls_segment_filename", fixture.www.appendingPathComponent("seg%d.ts").path,
+                fixture.www.appendingPathComponent("index.m3u8").path,
+            ])
         let playlistText = try String(contentsOf: fixture.www.appendingPathComponent("index.m3u8"), encoding: .utf8)
         XCTAssertTrue(playlistText.contains("URI=\"\(origin)/enc.key\""), playlistText)
         XCTAssertTrue(playlistText.contains("\(origin)/seg0.ts"), playlistText)
 
-        let direct = try await decode(fixture.originURL("index.m3u8"), ffmpeg)
-        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let (direct, requests) = try await playThroughProxy(fixture, "index.m3u8", with: ffmpeg)
         XCTAssertGreaterThan(direct.frames, 100)
-        let before = try fixture.nginx.accessLog().count
-
-        let proxied = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
-        XCTAssertEqual(proxied.status, 0, proxied.stderr)
-        XCTAssertEqual(proxied.frames, direct.frames)
-        XCTAssertTrue(proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
-
-        // Every request of that play reached the origin through the cache, none from the player itself.
-        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
-        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
         for name in ["/index.m3u8", "/enc.key", "/seg0.ts", "/seg1.ts", "/seg2.ts"] {
             XCTAssertEqual(
                 requests.filter { $0.path == name }.count, 1, "\(name): one origin request through the cache")
         }
         XCTAssertEqual(requests.filter { $0.method != "GET" }.map(\.path), [], "no HEAD")
         let files = try FileManager.default.contentsOfDirectory(atPath: fixture.www.path)
-        let total = try files.reduce(Int64(0)) { sum, name in
-            let size = try FileManager.default.attributesOfItem(atPath: fixture.www.appendingPathComponent(name).path)
-            return sum + ((size[.size] as? NSNumber)?.int64Value ?? 0)
-        }
+        let total = try files.reduce(Int64(0)) { $0 + (try Self.size(of: fixture.www.appendingPathComponent($1))) }
         let originBytes = requests.reduce(Int64(0)) { $0 + $1.bodyBytesSent }
         XCTAssertLessThanOrEqual(Double(originBytes), 1.05 * Double(total), "origin bytes against the stream's size")
 
         // Offline: the playlist, the key and the segments are all in the cache.
-        fixture.nginx.stop()
-        let offline = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
-        XCTAssertEqual(offline.status, 0, offline.stderr)
-        XCTAssertTrue(offline.framemd5 == direct.framemd5, "the offline frames differ from a direct play")
+        try await assertPlaysOffline(fixture, "index.m3u8", like: direct, with: ffmpeg)
     }
 
     func testFragmentedMP4InOneFileWithByteRangesIsOneEntryAndOneRequestPerRange() async throws {
-        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
-            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
-        }
+        let ffmpeg = try Self.ffmpeg()
         let fixture = try await ProxyFixture(test: self)
-        let generation = try await offPool {
-            try ffmpeg.run(
-                [
-                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-c:v", "mpeg4", "-q:v",
-                    "4", "-g", "25", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "2",
-                    "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-hls_flags", "single_file",
-                    fixture.www.appendingPathComponent("index.m3u8").path,
-                ], timeout: 120)
-        }
-        XCTAssertEqual(generation.status, 0, generation.stderr)
+        try await generate(
+            with: ffmpeg,
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-c:v", "mpeg4", "-q:v",
+                "4", "-g", "25", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "2",
+                "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-hls_flags", "single_file",
+                fixture.www.appendingPathComponent("index.m3u8").path,
+            ])
         let playlistText = try String(contentsOf: fixture.www.appendingPathComponent("index.m3u8"), encoding: .utf8)
         XCTAssertTrue(playlistText.contains("#EXT-X-MAP:URI=\"index.m4s\",BYTERANGE="), playlistText)
         XCTAssertTrue(playlistText.contains("#EXT-X-BYTERANGE:"), playlistText)
 
-        let direct = try await decode(fixture.originURL("index.m3u8"), ffmpeg)
-        XCTAssertEqual(direct.status, 0, direct.stderr)
-        let before = try fixture.nginx.accessLog().count
-        let proxied = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
-        XCTAssertEqual(proxied.status, 0, proxied.stderr)
-        XCTAssertTrue(proxied.frames > 0 && proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
-        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
-        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
+        let (direct, requests) = try await playThroughProxy(fixture, "index.m3u8", with: ffmpeg)
         // The init section and every segment are ranges of one file: at most one origin request each, never
         // a byte twice.
         let file = requests.filter { $0.path == "/index.m4s" }
         let ranges = playlistText.components(separatedBy: "BYTERANGE").count - 1
         XCTAssertGreaterThan(file.count, 0)
         XCTAssertLessThanOrEqual(file.count, ranges, "\(file.map { $0.range ?? "-" })")
-        let size = try FileManager.default.attributesOfItem(
-            atPath: fixture.www.appendingPathComponent("index.m4s").path)
-        let fileSize = (size[.size] as? NSNumber)?.int64Value ?? 0
-        XCTAssertLessThanOrEqual(file.reduce(Int64(0)) { $0 + $1.bodyBytesSent }, fileSize)
+        XCTAssertLessThanOrEqual(
+            file.reduce(Int64(0)) { $0 + $1.bodyBytesSent },
+            try Self.size(of: fixture.www.appendingPathComponent("index.m4s")))
 
-        fixture.nginx.stop()
-        let offline = try await decode(try fixture.proxyURL("index.m3u8"), ffmpeg)
-        XCTAssertEqual(offline.status, 0, offline.stderr)
-        XCTAssertTrue(offline.framemd5 == direct.framemd5, "the offline frames differ from a direct play")
+        try await assertPlaysOffline(fixture, "index.m3u8", like: direct, with: ffmpeg)
     }
 
     func testAMasterKeepsEveryVariantAndItsAudioRendition() async throws {
-        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
-            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
-        }
+        let ffmpeg = try Self.ffmpeg()
         let fixture = try await ProxyFixture(test: self)
         let www = fixture.www.path
-        let generation = try await offPool {
-            try ffmpeg.run(
-                [
-                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6",
-                    "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "mpeg2video", "-c:a", "aac", "-b:a", "64k",
-                    "-b:v:0", "400k", "-b:v:1", "800k", "-s:v:1", "160x120", "-g", "25", "-f", "hls", "-hls_time", "2",
-                    "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
-                    "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes",
-                    "-hls_segment_filename", "\(www)/v%v_%d.ts", "\(www)/v%v.m3u8",
-                ], timeout: 120)
-        }
-        XCTAssertEqual(generation.status, 0, generation.stderr)
+        try await generate(
+            with: ffmpeg,
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6",
+                "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "mpeg2video", "-c:a", "aac", "-b:a", "64k",
+                "-b:v:0", "400k", "-b:v:1", "800k", "-s:v:1", "160x120", "-g", "25", "-f", "hls", "-hls_time", "2",
+                "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
+                "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes",
+                "-hls_segment_filename", "\(www)/v%v_%d.ts", "\(www)/v%v.m3u8",
+            ])
         let master = try await Curl.fetch(try fixture.proxyURL("master.m3u8"))
         let text = String(decoding: master.body, as: UTF8.self)
         XCTAssertEqual(text.components(separatedBy: "#EXT-X-STREAM-INF").count - 1, 2, "both variants: \(text)")
         XCTAssertTrue(text.contains("#EXT-X-MEDIA:TYPE=AUDIO") && text.contains(",URI=\"/w/"), text)
         XCTAssertEqual(text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("/w/") }, [])
 
-        let direct = try await decode(fixture.originURL("master.m3u8"), ffmpeg)
-        XCTAssertEqual(direct.status, 0, direct.stderr)
-        let before = try fixture.nginx.accessLog().count
-        let proxied = try await decode(try fixture.proxyURL("master.m3u8"), ffmpeg)
-        XCTAssertEqual(proxied.status, 0, proxied.stderr)
-        XCTAssertTrue(proxied.frames > 0 && proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
-        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
-        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
+        let (_, requests) = try await playThroughProxy(fixture, "master.m3u8", with: ffmpeg)
         XCTAssertTrue(requests.contains { $0.path == "/v2_0.ts" }, "the audio rendition came through the cache")
     }
 
@@ -195,6 +148,53 @@ final class HLSThroughProxyTests: XCTestCase {
             String(decoding: later.body, as: UTF8.self).components(separatedBy: "#EXTINF").count - 1, 3,
             "older than half the target duration: fetched again")
         XCTAssertEqual(try fixture.nginx.accessLog().filter { $0.path == "/live.m3u8" }.count, 2)
+    }
+
+    private static func ffmpeg() throws -> ExternalCommand {
+        guard let ffmpeg = ExternalCommand(named: "ffmpeg") else {
+            throw ExternalCommand.Failure(description: "ffmpeg is not installed; .ci/run installs it")
+        }
+        return ffmpeg
+    }
+
+    /// Runs ffmpeg with `arguments` (writing a stream into the origin's directory) and checks it succeeded.
+    private func generate(with ffmpeg: ExternalCommand, _ arguments: [String]) async throws {
+        let generation = try await offPool { try ffmpeg.run(arguments, timeout: 120) }
+        XCTAssertEqual(generation.status, 0, generation.stderr)
+    }
+
+    /// Plays `playlist` directly, then through the proxy: the same frames, and no request of the player's own
+    /// reaches the origin. Returns the direct play and the origin's requests during the proxied one.
+    private func playThroughProxy(_ fixture: ProxyFixture, _ playlist: String, with ffmpeg: ExternalCommand)
+        async throws -> (direct: Decode, requests: [NginxLogEntry])
+    {
+        let direct = try await decode(fixture.originURL(playlist), ffmpeg)
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        XCTAssertGreaterThan(direct.frames, 0)
+        let before = try fixture.nginx.accessLog().count
+        let proxied = try await decode(try fixture.proxyURL(playlist), ffmpeg)
+        XCTAssertEqual(proxied.status, 0, proxied.stderr)
+        XCTAssertEqual(proxied.frames, direct.frames)
+        XCTAssertTrue(proxied.framemd5 == direct.framemd5, "the frames differ from a direct play")
+        // Every request of that play reached the origin through the cache, none from the player itself.
+        let requests = Array(try fixture.nginx.accessLog().dropFirst(before))
+        XCTAssertEqual(requests.filter { ($0.userAgent ?? "").contains("Lavf") }.map(\.path), [])
+        return (direct, requests)
+    }
+
+    /// Stops the origin and plays `playlist` through the proxy again: the frames of `direct`.
+    private func assertPlaysOffline(
+        _ fixture: ProxyFixture, _ playlist: String, like direct: Decode, with ffmpeg: ExternalCommand
+    ) async throws {
+        fixture.nginx.stop()
+        let offline = try await decode(try fixture.proxyURL(playlist), ffmpeg)
+        XCTAssertEqual(offline.status, 0, offline.stderr)
+        XCTAssertTrue(offline.framemd5 == direct.framemd5, "the offline frames differ from a direct play")
+    }
+
+    private static func size(of file: URL) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     private struct Decode {

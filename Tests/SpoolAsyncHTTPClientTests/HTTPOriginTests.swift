@@ -64,6 +64,16 @@ class HTTPOriginTests: XCTestCase {
         XCTAssertTrue(cached.contains(0..<100_000) && cached.contains(1_000_000..<1_100_000), "\(cached.ranges)")
         // The first request, which brought the content information, asked for no more than its first size.
         XCTAssertLessThanOrEqual(cached.byteCount, 200_000 + FetchPolicy().firstRequestSize)
+        // Where the bytes came from is part of what the cache knows of them, after a restart too.
+        let location = try await cache.contentInfo(for: fixture.url).location
+        XCTAssertEqual(location?.path.hasPrefix("/__redirected__"), true, "\(String(describing: location))")
+        await cache.close()
+        fixture.origin.resetCounters()
+        let reopened = try fixture.makeCache()
+        let again = try await reopened.contentInfo(for: fixture.url)
+        XCTAssertEqual(again.location, location)
+        XCTAssertEqual(fixture.origin.requests.count, 0, "known from the index")
+        await reopened.close()
     }
 
     func testRedirectKeepsRangeValidatorAndSameHostCredentials() async throws {

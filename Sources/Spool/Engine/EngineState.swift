@@ -186,6 +186,7 @@ struct EngineState {
                 merged.entityTag = merged.entityTag ?? answered.entityTag
                 merged.lastModified = merged.lastModified ?? answered.lastModified
                 merged.mimeType = merged.mimeType ?? answered.mimeType
+                merged.location = merged.location ?? answered.location
                 info = merged
             } else {
                 info = answered

@@ -12,6 +12,10 @@ public struct ContentInfo: Sendable, Hashable, Codable {
     public var entityTag: String?
     /// The `Last-Modified` date, as sent.
     public var lastModified: String?
+    /// The URL that served the resource when the origin was redirected away from the one asked for; `nil`
+    /// when the requested URL answered. Relative references inside the resource (an HLS playlist's segment
+    /// URIs) resolve against it.
+    public var location: URL?
 
     /// Describes a resource.
     public init(
@@ -19,13 +23,15 @@ public struct ContentInfo: Sendable, Hashable, Codable {
         mimeType: String? = nil,
         acceptsRanges: Bool = true,
         entityTag: String? = nil,
-        lastModified: String? = nil
+        lastModified: String? = nil,
+        location: URL? = nil
     ) {
         self.length = length
         self.mimeType = mimeType
         self.acceptsRanges = acceptsRanges
         self.entityTag = entityTag
         self.lastModified = lastModified
+        self.location = location
     }
 
     /// The value to send in `If-Range` so that a changed resource answers with its new version instead of

@@ -58,6 +58,11 @@ struct NginxConfig {
                     root \(root.path);
                     location / {
                     }
+                    # A relative Location: nginx would otherwise name `server_name` (localhost), not 127.0.0.1.
+                    absolute_redirect off;
+                    location /moved/ {
+                        rewrite ^/moved/(.*)$ /$1 redirect;
+                    }
                 }
             }
 

@@ -4,6 +4,9 @@ import Foundation
 ///
 /// Runs the system nginx as a child process with a private prefix directory (config, logs,
 /// temp files), so several can run at once and nothing outside the prefix is touched.
+///
+/// A path under `/moved/` answers `302` to the same path without that prefix (a CDN sending a player
+/// elsewhere): `/moved/hls/index.m3u8` redirects to `/hls/index.m3u8`.
 public final class NginxOrigin: Sendable {
     /// Why an `NginxOrigin` could not be started or read.
     public enum Error: Swift.Error, CustomStringConvertible {

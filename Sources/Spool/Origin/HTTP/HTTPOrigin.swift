@@ -50,7 +50,7 @@ public final class HTTPOrigin: Origin {
         case 200..<300:
             // Only a head that gives a length and advertises ranges is enough; otherwise the probe tells.
             if let length = head.contentLength, head.advertisesRanges == true {
-                return head.contentInfo(length: length, acceptsRanges: true)
+                return head.contentInfo(length: length, acceptsRanges: true, requested: url)
             }
         case 404, 410:
             throw SpoolError.httpStatus(head.status)
@@ -80,13 +80,15 @@ public final class HTTPOrigin: Origin {
                 throw SpoolError.invalidResponse("206 without the resource's total length")
             }
             return OriginReadResponse(
-                offset: range.lowerBound, info: head.contentInfo(length: total, acceptsRanges: true), body: body)
+                offset: range.lowerBound,
+                info: head.contentInfo(length: total, acceptsRanges: true, requested: request.url), body: body)
         case 200:
             guard let length = head.contentLength else {
                 throw SpoolError.invalidResponse("200 without Content-Length to a range request")
             }
             return OriginReadResponse(
-                offset: 0, info: head.contentInfo(length: length, acceptsRanges: false), body: body)
+                offset: 0, info: head.contentInfo(length: length, acceptsRanges: false, requested: request.url),
+                body: body)
         case 416:
             await Self.drain(body)
             let length = head.contentRange?.total ?? -1
@@ -107,15 +109,15 @@ public final class HTTPOrigin: Origin {
             guard let total = head.contentRange?.total else {
                 throw SpoolError.invalidResponse("206 without the resource's total length")
             }
-            return head.contentInfo(length: total, acceptsRanges: true)
+            return head.contentInfo(length: total, acceptsRanges: true, requested: url)
         case 200:
             guard let length = head.contentLength else {
                 throw SpoolError.invalidResponse("the origin reports no length for the resource")
             }
-            return head.contentInfo(length: length, acceptsRanges: false)
+            return head.contentInfo(length: length, acceptsRanges: false, requested: url)
         case 416:
             // Only an empty resource has no bytes 0-1.
-            return head.contentInfo(length: head.contentRange?.total ?? 0, acceptsRanges: true)
+            return head.contentInfo(length: head.contentRange?.total ?? 0, acceptsRanges: true, requested: url)
         default:
             throw SpoolError.httpStatus(head.status)
         }

@@ -53,14 +53,16 @@ struct HTTPResponseHead: Sendable {
         return value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "bytes" }
     }
 
-    /// Content information with `length`, taking type and validators from this head.
-    func contentInfo(length: Int64, acceptsRanges: Bool) -> ContentInfo {
+    /// Content information with `length`, taking type and validators from this head, and the URL that
+    /// answered when redirects led away from `requested`.
+    func contentInfo(length: Int64, acceptsRanges: Bool, requested: URL) -> ContentInfo {
         ContentInfo(
             length: length,
             mimeType: mimeType,
             acceptsRanges: acceptsRanges,
             entityTag: value("ETag"),
-            lastModified: value("Last-Modified")
+            lastModified: value("Last-Modified"),
+            location: finalURL == requested ? nil : finalURL
         )
     }
 }

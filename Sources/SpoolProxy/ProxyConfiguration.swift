@@ -60,6 +60,9 @@ public struct ProxyLogRecord: Sendable, CustomStringConvertible {
     public var bodyBytes: Int64
     /// Why the request failed, when it did.
     public var failure: String?
+    /// What else the proxy noticed while answering: URIs of a playlist it left alone (hosts not allowed), a
+    /// live playlist served stale because its origin could not be reached.
+    public var note: String?
 
     /// One line: `GET https://host/a.mp3 bytes=0-1 206 2`.
     public var description: String {
@@ -67,6 +70,7 @@ public struct ProxyLogRecord: Sendable, CustomStringConvertible {
         if let range { line += " \(range)" }
         line += " \(status) \(bodyBytes)"
         if let failure { line += " (\(failure))" }
+        if let note { line += " [\(note)]" }
         return line
     }
 }

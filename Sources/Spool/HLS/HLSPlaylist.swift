@@ -18,14 +18,6 @@ public struct HLSPlaylist: Sendable {
     /// The URIs found (resolved), in order.
     public let references: [Reference]
 
-    /// A URI the playlist names, resolved, and whether `map` replaced it.
-    public struct Reference: Sendable, Equatable {
-        /// The absolute URL.
-        public let url: URL
-        /// Whether the playlist now names what `map` returned instead.
-        public let rewritten: Bool
-    }
-
     /// The tags whose `URI` attribute names something a player fetches (RFC 8216 and its successor draft:
     /// low-latency parts, preload hints and rendition reports; session data; content steering's
     /// `SERVER-URI` is a manifest too).
@@ -69,6 +61,11 @@ public struct HLSPlaylist: Sendable {
         var isMedia = false
         var ended = false
         var target: Double?
+        // What the tags before a URI line say about it.
+        var duration: Double?
+        var variant: [String: String]?
+        var pendingRange: Substring?
+        var previousRangeEnd: Int64?
         // Lines keep their own ends: split on the scalar "\n" alone (as characters, "\r\n" is one), so "\r"
         // stays with the line it ends.
         let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
@@ -83,16 +80,23 @@ public struct HLSPlaylist: Sendable {
             }
             if trimmed.hasPrefix("#EXT") {
                 let name = Self.tagName(trimmed)
+                let value = trimmed.dropFirst(name.count + 2)
                 switch name {
-                case "EXTINF", "EXT-X-PART", "EXT-X-MEDIA-SEQUENCE": isMedia = true
+                case "EXTINF":
+                    isMedia = true
+                    duration = Double(value.prefix { $0 != "," }.trimmingCharacters(in: .whitespaces))
+                case "EXT-X-PART", "EXT-X-MEDIA-SEQUENCE": isMedia = true
                 case "EXT-X-TARGETDURATION":
                     isMedia = true
-                    target = Double(trimmed.dropFirst(name.count + 2).trimmingCharacters(in: .whitespaces))
+                    target = Double(value.trimmingCharacters(in: .whitespaces))
                 case "EXT-X-ENDLIST": ended = true
+                case "EXT-X-STREAM-INF": variant = Self.attributes(of: line)
+                case "EXT-X-BYTERANGE": pendingRange = value
                 default: break
                 }
-                guard Self.uriTags.contains(name),
-                    let rewritten = Self.rewriteURIAttributes(in: line, base: url, map: map, found: &uris)
+                guard let role = Self.role(ofTag: name),
+                    let rewritten = Self.rewriteURIAttributes(
+                        in: line, role: role, base: url, map: map, found: &uris)
                 else {
                     output += rawLine
                     continue
@@ -106,12 +110,18 @@ public struct HLSPlaylist: Sendable {
                 continue
             }
             let replacement = map(resolved)
-            uris.append(Reference(url: resolved, rewritten: replacement != nil))
-            guard let replacement, let range = line.range(of: trimmed) else {
+            let range = pendingRange.flatMap { Self.byteRange($0, continuing: previousRangeEnd) }
+            previousRangeEnd = range?.upperBound
+            uris.append(
+                Reference(
+                    url: resolved, rewritten: replacement != nil, role: variant == nil ? .segment : .variant,
+                    attributes: variant ?? [:], duration: variant == nil ? duration : nil, byteRange: range))
+            (duration, variant, pendingRange) = (nil, nil, nil)
+            guard let replacement, let span = line.range(of: trimmed) else {
                 output += rawLine
                 continue
             }
-            output += String(line[..<range.lowerBound]) + replacement + String(line[range.upperBound...])
+            output += String(line[..<span.lowerBound]) + replacement + String(line[span.upperBound...])
             if hasCR { output += "\r" }
         }
         self.data = bom + Data(output.utf8)
@@ -128,9 +138,11 @@ public struct HLSPlaylist: Sendable {
 
     /// `line` with the value of each `URI` attribute replaced, or `nil` when nothing in it changes.
     private static func rewriteURIAttributes(
-        in line: Substring, base: URL, map: (URL) -> String?, found: inout [Reference]
+        in line: Substring, role: Reference.Role, base: URL, map: (URL) -> String?, found: inout [Reference]
     ) -> String? {
         guard let colon = line.firstIndex(of: ":") else { return nil }
+        let attributes = Self.attributes(of: line)
+        let range = role == .initSection ? attributes["BYTERANGE"].flatMap { byteRange($0, continuing: 0) } : nil
         var result = String(line[...colon])
         var changed = false
         var index = line.index(after: colon)
@@ -155,7 +167,10 @@ public struct HLSPlaylist: Sendable {
                 var written = value
                 if name == "URI" || name == "SERVER-URI", let resolved = resolve(value, against: base) {
                     let replacement = map(resolved)
-                    found.append(Reference(url: resolved, rewritten: replacement != nil))
+                    found.append(
+                        Reference(
+                            url: resolved, rewritten: replacement != nil, role: role, attributes: attributes,
+                            byteRange: range))
                     if let replacement {
                         written = replacement
                         changed = true

@@ -61,9 +61,11 @@ struct Serve: AsyncParsableCommand {
             fetchPolicy: FetchPolicy(
                 bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple))
         let cache = opened.cache
-        var log: (@Sendable (ProxyLogRecord) -> Void)?
-        if verbose {
-            log = { record in FileHandle.standardError.write(Data("\(record)\n".utf8)) }
+        // Without --verbose, only what the proxy noticed (playlist URIs it left alone, stale live playlists).
+        let everyRequest = verbose
+        let log: @Sendable (ProxyLogRecord) -> Void = { record in
+            guard everyRequest || record.note != nil else { return }
+            FileHandle.standardError.write(Data("\(record)\n".utf8))
         }
         let proxy = SpoolProxy(
             cache: cache,

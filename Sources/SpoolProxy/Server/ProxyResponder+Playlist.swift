@@ -13,10 +13,16 @@ extension ProxyResponder {
     /// The rewritten playlist `resource` is, or `nil` when it is none (or not one this proxy understands:
     /// then its bytes go out unchanged). A resource is looked at only when its type says HLS, or when it is
     /// small and its first bytes cost no origin request of their own (stored, or the start of the request).
+    /// `note` says what the log should know: URIs left alone, a live playlist served stale.
     func playlist(
-        _ resource: Resource, origin: URL, info: ContentInfo, head: HTTPRequestHead, storedBefore: ByteRangeSet
+        _ resource: Resource, origin: URL, info: ContentInfo, head: HTTPRequestHead, storedBefore: ByteRangeSet,
+        note: inout String?
     ) async throws -> HLSPlaylist? {
         guard info.length > 0, info.length <= Self.maximumPlaylistBytes else { return nil }
+        let key = cache.key(for: resource)
+        if let copy = livePlaylists.copy(of: key) {
+            return try await livePlaylist(resource, origin: origin, key: key, newest: copy, note: &note)
+        }
         if !HLSPlaylist.isPlaylistType(info.mimeType) {
             let prefix = 0..<min(info.length, 16)
             let start = Self.firstRead(head)?.lowerBound ?? 0
@@ -24,26 +30,81 @@ extension ProxyResponder {
                 HLSPlaylist.startsPlaylist(try await readAll(resource, prefix))
             else { return nil }
         }
-        let key = cache.key(for: resource)
-        var data = try await readAll(resource, 0..<info.length)
-        guard var playlist = HLSPlaylist(data, url: origin, map: proxyPath) else { return nil }
+        let data = try await readAll(resource, 0..<info.length)
+        guard let playlist = rewrite(data, info: info, origin: origin, note: &note) else { return nil }
         guard playlist.isLive else { return playlist }
-        // Live: the origin keeps adding segments. What was stored before this request is used only while it is
-        // younger than half the target duration (the interval of the player's reloads that find nothing new).
-        let now = ProcessInfo.processInfo.systemUptime
-        let maximumAge = max(0.5, (playlist.targetDuration ?? 2) / 2)
-        if storedBefore.isEmpty {
-            livePlaylists.fetched(key, at: now)
-        } else if let fetched = livePlaylists.fetchTime(of: key), now - fetched <= maximumAge {
+        // Live: what this request fetched is new; what was stored before it is of unknown age.
+        let copy = LivePlaylists.Copy(
+            data: data, info: info, fetched: storedBefore.isEmpty ? ProcessInfo.processInfo.systemUptime : 0)
+        livePlaylists.keep(copy, for: key)
+        guard !storedBefore.isEmpty else { return playlist }
+        return try await livePlaylist(resource, origin: origin, key: key, newest: copy, note: &note)
+    }
+
+    /// A live playlist (or one that was live, and has ended since) from its newest copy, reloaded first when
+    /// that is older than half the target duration: the interval of the reloads players make when the last
+    /// one brought nothing new. When the origin cannot be reached, the newest copy is served as it is.
+    private func livePlaylist(
+        _ resource: Resource, origin: URL, key: String, newest: LivePlaylists.Copy, note: inout String?
+    ) async throws -> HLSPlaylist? {
+        var copy = newest
+        guard var playlist = rewrite(copy.data, info: copy.info, origin: origin, note: &note) else { return nil }
+        let age = ProcessInfo.processInfo.systemUptime - copy.fetched
+        guard playlist.isLive, age > max(0.5, (playlist.targetDuration ?? 2) / 2) else { return playlist }
+        do {
+            copy = try await livePlaylists.reload(key) { try await fetchLivePlaylist(resource, origin: origin) }
+        } catch {
+            note = "live playlist served \(Int(age.rounded())) s old: \(error)"
             return playlist
-        } else {
+        }
+        note = nil
+        guard let reloaded = rewrite(copy.data, info: copy.info, origin: origin, note: &note) else { return nil }
+        playlist = reloaded
+        return playlist
+    }
+
+    /// A live playlist from the origin, past the cache: its stored copy keeps serving readers meanwhile. A
+    /// playlist that has ended is stored anew, so that later and offline plays get every segment.
+    @Sendable
+    private func fetchLivePlaylist(_ resource: Resource, origin: URL) async throws -> LivePlaylists.Copy {
+        let source = resource.origin ?? cache.configuration.origin
+        let known = source.canReadBeforeContentInfo ? nil : try await source.contentInfo(for: resource.url)
+        let wanted = known?.length ?? (Self.maximumPlaylistBytes + 1)
+        guard wanted > 0 else {
+            return LivePlaylists.Copy(data: Data(), info: known!, fetched: ProcessInfo.processInfo.systemUptime)
+        }
+        let response = try await source.read(OriginReadRequest(url: resource.url, range: 0..<wanted))
+        guard response.offset == 0, response.info.length <= Self.maximumPlaylistBytes else {
+            throw SpoolError.invalidResponse("a live playlist of \(response.info.length) bytes, or not from its start")
+        }
+        var data = Data()
+        for try await chunk in response.body {
+            data.append(chunk.prefix(Int(response.info.length) - data.count))
+            if data.count >= response.info.length { break }
+        }
+        guard data.count == response.info.length else {
+            throw SpoolError.invalidResponse("a live playlist cut short at \(data.count) bytes")
+        }
+        let fetched = ProcessInfo.processInfo.systemUptime
+        if let parsed = HLSPlaylist(data, url: origin, map: { _ in nil }), !parsed.isLive {
             cache.remove(resource)
-            let fresh = try await cache.contentInfo(for: resource)
-            guard fresh.length <= Self.maximumPlaylistBytes else { return nil }
-            data = try await readAll(resource, 0..<fresh.length)
-            livePlaylists.fetched(key, at: now)
-            guard let reloaded = HLSPlaylist(data, url: origin, map: proxyPath) else { return nil }
-            playlist = reloaded
+            if let stored = try? await cache.contentInfo(for: resource), stored.length <= Self.maximumPlaylistBytes,
+                let ended = try? await readAll(resource, 0..<stored.length)
+            {
+                return LivePlaylists.Copy(data: ended, info: stored, fetched: fetched)
+            }
+        }
+        return LivePlaylists.Copy(data: data, info: response.info, fetched: fetched)
+    }
+
+    /// `data` rewritten, with relative URIs resolved against the URL that served it. Notes the URIs left alone.
+    private func rewrite(_ data: Data, info: ContentInfo, origin: URL, note: inout String?) -> HLSPlaylist? {
+        guard let playlist = HLSPlaylist(data, url: info.location ?? origin, map: proxyPath) else { return nil }
+        let leftAlone = playlist.references.filter { !$0.rewritten }
+        if !leftAlone.isEmpty {
+            // Hosts only: a key's URI may carry a token.
+            let hosts = Set(leftAlone.compactMap(\.url.host)).sorted().joined(separator: ", ")
+            note = "\(leftAlone.count) URIs left alone, on hosts not allowed: \(hosts)"
         }
         return playlist
     }

@@ -10,8 +10,8 @@ struct ProxyResponder: Sendable {
     let configuration: ProxyConfiguration
     /// The origin URLs of recent request targets.
     let targets = ProxyTargetMemo()
-    /// When live playlists were last fetched.
-    let livePlaylists = LivePlaylistFetches()
+    /// The newest copies of live playlists.
+    let livePlaylists = LivePlaylists()
 
     typealias Writer = ProxyOutbound
 
@@ -125,7 +125,7 @@ struct ProxyResponder: Sendable {
         let playlist: HLSPlaylist?
         do {
             playlist = try await self.playlist(
-                resource, origin: origin, info: info, head: head, storedBefore: storedBefore)
+                resource, origin: origin, info: info, head: head, storedBefore: storedBefore, note: &record.note)
         } catch {
             throw FailureResponse(error: error)
         }

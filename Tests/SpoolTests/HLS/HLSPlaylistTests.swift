@@ -127,6 +127,50 @@ final class HLSPlaylistTests: XCTestCase {
         XCTAssertEqual(playlist.targetDuration, 4)
     }
 
+    func testReferencesSayWhatEachURIIs() throws {
+        let master = try rewrite(
+            """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English, main",URI="audio/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,AUDIO="aud",CODECS="avc1.4d401e,mp4a.40.2"
+            low.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2400000,RESOLUTION=1280x720,AUDIO="aud"
+            high.m3u8
+            #EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=90000,URI="iframes.m3u8"
+            """)
+        XCTAssertEqual(master.references.map(\.role), [.rendition, .variant, .variant, .iFrameVariant])
+        XCTAssertEqual(master.references[0].attributes["NAME"], "English, main")
+        XCTAssertEqual(master.references[0].attributes["GROUP-ID"], "aud")
+        XCTAssertEqual(master.references[1].attributes["CODECS"], "avc1.4d401e,mp4a.40.2")
+        XCTAssertEqual(master.references[2].bandwidth, 2_400_000)
+        XCTAssertEqual(master.references[2].resolution?.height, 720)
+        XCTAssertEqual(master.references[2].attributes["AUDIO"], "aud")
+
+        let media = try rewrite(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-MAP:URI="main.mp4",BYTERANGE="720"
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="key.bin"
+            #EXTINF:3.5,first
+            #EXT-X-BYTERANGE:1000@720
+            main.mp4
+            #EXTINF:4,
+            #EXT-X-BYTERANGE:500
+            main.mp4
+            #EXTINF:2.25,
+            tail.ts
+            #EXT-X-ENDLIST
+            """)
+        XCTAssertEqual(media.references.map(\.role), [.initSection, .key, .segment, .segment, .segment])
+        XCTAssertEqual(media.references[0].byteRange, 0..<720, "a map's range without an offset starts at 0")
+        XCTAssertEqual(media.references[1].attributes["METHOD"], "SAMPLE-AES")
+        XCTAssertEqual(media.references[2].byteRange, 720..<1720)
+        XCTAssertEqual(media.references[3].byteRange, 1720..<2220, "without an offset: after the previous range")
+        XCTAssertNil(media.references[4].byteRange)
+        XCTAssertEqual(media.references.compactMap(\.duration), [3.5, 4, 2.25])
+    }
+
     func testLineEndsByteOrderMarkAndSurroundingSpacesStay() throws {
         let source = "\u{FEFF}#EXTM3U\r\n#EXT-X-TARGETDURATION:10\r\n#EXTINF:10,\r\n  seg.ts  \r\n\r\n#EXT-X-ENDLIST"
         let playlist = try rewrite(source)

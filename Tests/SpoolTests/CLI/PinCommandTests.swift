@@ -81,6 +81,67 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("not cached"), unknown.stderr)
     }
 
+    func testPinOfAnHLSMasterTakesTheChosenVariantItsRenditionAndTheirKeys() throws {
+        let www = FileManager.default.temporaryDirectory.appendingPathComponent("spool-pin-hls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: www) }
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English, stereo",URI="audio.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x180,AUDIO="aud"
+            low.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=3000000,RESOLUTION=1280x720,AUDIO="aud"
+            high.m3u8
+
+            """
+        try master.write(to: www.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
+        for (index, name) in ["low", "high", "audio"].enumerated() {
+            var media = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"\(name).key\"\n"
+            for segment in 0..<3 {
+                try TestContent.writeGenerated(
+                    seed: UInt64(10 * index + segment), length: 40_000,
+                    to: www.appendingPathComponent("\(name)\(segment).ts"))
+                media += "#EXTINF:2,\n\(name)\(segment).ts\n"
+            }
+            try (media + "#EXT-X-ENDLIST\n").write(
+                to: www.appendingPathComponent("\(name).m3u8"), atomically: true, encoding: .utf8)
+            try Data(repeating: UInt8(index), count: 16).write(to: www.appendingPathComponent("\(name).key"))
+        }
+        let nginx = try NginxOrigin(serving: www)
+        defer { nginx.stop() }
+        let cacheDirectory = www.appendingPathComponent(".cache")
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = cacheDirectory.path
+        let masterURL = nginx.url(for: "master.m3u8").absoluteString
+
+        let pin = try runner.run(["pin", masterURL, "--bandwidth", "1M"])
+        XCTAssertEqual(pin.status, 0, pin.stderr)
+        XCTAssertTrue(pin.stderr.contains("pinned 11 of 11 resources"), pin.stderr)
+        XCTAssertTrue(
+            pin.stderr.contains(
+                "media playlists: \(nginx.url(for: "low.m3u8").absoluteString), \(nginx.url(for: "audio.m3u8").absoluteString)"
+            ),
+            pin.stderr)
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
+        for name in ["master.m3u8", "low.m3u8", "low.key", "low2.ts", "audio.m3u8", "audio.key", "audio0.ts"] {
+            let entry = try XCTUnwrap(cache.entry(for: nginx.url(for: name)), name)
+            XCTAssertTrue(entry.isPinned && entry.cachedBytes == entry.info.length, name)
+        }
+        for name in ["high.m3u8", "high.key", "high0.ts"] {
+            XCTAssertNil(cache.entry(for: nginx.url(for: name)), "\(name): not the chosen variant")
+        }
+
+        let both = try runner.run(["pin", masterURL, "--bandwidth", "1M", "--all-variants"])
+        XCTAssertNotEqual(both.status, 0)
+        XCTAssertTrue(both.stderr.contains("choose one of"), both.stderr)
+        let badRate = try runner.run(["pin", masterURL, "--bandwidth", "fast"])
+        XCTAssertNotEqual(badRate.status, 0)
+        XCTAssertTrue(badRate.stderr.contains("--bandwidth: bits per second"), badRate.stderr)
+        let notHLS = try runner.run(["pin", nginx.url(for: "low0.ts").absoluteString, "--all-variants"])
+        XCTAssertNotEqual(notHLS.status, 0)
+        XCTAssertTrue(notHLS.stderr.contains("are for HLS playlists"), notHLS.stderr)
+    }
+
     func testPinFailuresAndUsageErrors() throws {
         let fixture = try HTTPFixture(test: self, length: 1000)
         var runner = try CommandRunner()

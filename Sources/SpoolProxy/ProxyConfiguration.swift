@@ -19,20 +19,33 @@ public struct ProxyConfiguration: Sendable {
     /// abandon such requests; a longer grace spares the origin their unplayed bytes on a busier machine,
     /// while a client that keeps reading waits that long once when its response runs out of cached bytes.
     public var hangUpGrace: TimeInterval
+    /// How many seconds of an HLS stream past the segment a player asked for last the proxy reads into the
+    /// cache ahead of it (at prefetch priority, giving way to the player's reads); `0` turns read-ahead off.
+    /// Players keep their own buffer: read-ahead covers the gaps a slow or bursty link leaves in it, and
+    /// every second of it that is never played costs traffic, so the default is short: 10 s, a few segments.
+    public var readAheadSeconds: Double
+    /// The most bytes read ahead of a player, whatever `readAheadSeconds` says: 16 MiB by default, about
+    /// 10 s of 12 Mbit/s video.
+    public var readAheadBytes: Int64
 
-    /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log, a 50 ms grace.
+    /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log, a 50 ms grace, 10 s of
+    /// HLS read-ahead.
     public init(
         host: String = "127.0.0.1",
         port: Int = 0,
         allowedHosts: Set<String> = [],
         log: (@Sendable (ProxyLogRecord) -> Void)? = nil,
-        hangUpGrace: TimeInterval = 0.05
+        hangUpGrace: TimeInterval = 0.05,
+        readAheadSeconds: Double = 10,
+        readAheadBytes: Int64 = 16 << 20
     ) {
         self.host = host
         self.port = port
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
         self.log = log
         self.hangUpGrace = hangUpGrace
+        self.readAheadSeconds = readAheadSeconds
+        self.readAheadBytes = readAheadBytes
     }
 
     /// Whether requests may reach `host`.

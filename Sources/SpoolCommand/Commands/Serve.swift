@@ -44,6 +44,12 @@ struct Serve: AsyncParsableCommand {
                 + "faster on long reads, less wastes less when a player abandons a read.", valueName: "n"))
     var bandwidthDelayMultiple: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds of an HLS stream read into the cache ahead of the segment a player asked for (default 10; "
+                + "0 turns it off).", valueName: "seconds"))
+    var readAhead: Double = ProxyConfiguration().readAheadSeconds
+
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var cacheOptions: CacheOptions
@@ -53,6 +59,7 @@ struct Serve: AsyncParsableCommand {
         if let bandwidthDelayMultiple, !(0.1...16).contains(bandwidthDelayMultiple) {
             throw ValidationError("--bandwidth-delay-multiple must be between 0.1 and 16")
         }
+        guard (0...3600).contains(readAhead) else { throw ValidationError("--read-ahead must be 0 to 3600 seconds") }
     }
 
     func run() async throws {
@@ -69,7 +76,8 @@ struct Serve: AsyncParsableCommand {
         }
         let proxy = SpoolProxy(
             cache: cache,
-            configuration: ProxyConfiguration(host: host, port: port, allowedHosts: Set(allowedHosts), log: log))
+            configuration: ProxyConfiguration(
+                host: host, port: port, allowedHosts: Set(allowedHosts), log: log, readAheadSeconds: readAhead))
         let signals = SignalListener(signals: [SIGINT, SIGTERM])
         let baseURL: URL
         do {

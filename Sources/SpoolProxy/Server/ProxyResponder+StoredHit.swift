@@ -13,6 +13,8 @@ extension ProxyResponder {
         let mapping: ProxyTargetMemo.Mapping
         /// The cache key of the origin URL.
         let key: String
+        /// Whether the target is one a playlist names (a segment, a key), read whole.
+        let asksForWhole: Bool
     }
 
     /// The target of `uri`, when it names an origin this proxy may serve; `nil` otherwise (the connection's
@@ -21,7 +23,9 @@ extension ProxyResponder {
         guard uri != SpoolProxy.pingPath, let mapping = try? targets.mapping(of: uri),
             let host = mapping.origin.host, configuration.allows(host: host)
         else { return nil }
-        return HitTarget(uri: uri, mapping: mapping, key: cache.key(for: Resource(url: mapping.origin)))
+        return HitTarget(
+            uri: uri, mapping: mapping, key: cache.key(for: Resource(url: mapping.origin)),
+            asksForWhole: ProxyURLMapping.asksForWhole(uri))
     }
 
     /// The whole response to `head` when it can be sent at once from stored bytes this process has checked:
@@ -63,6 +67,7 @@ extension ProxyResponder {
         }
         // Throws only when the connection has closed (the slice is released then): the usual path says so.
         guard let region = try? slices.region(for: slice) else { return nil }
+        if target.asksForWhole { readAhead.played(target.mapping.origin, range: Self.firstRead(head)) }
         let record = ProxyLogRecord(
             method: head.method.rawValue, target: target.mapping.displayURL, range: request.range,
             status: plan.status, bodyBytes: Int64(slice.count), failure: nil)

@@ -12,6 +12,16 @@ struct ProxyResponder: Sendable {
     let targets = ProxyTargetMemo()
     /// The newest copies of live playlists.
     let livePlaylists = LivePlaylists()
+    /// The next segments of the HLS streams being played.
+    let readAhead: SegmentReadAhead
+
+    init(cache: SpoolCache, configuration: ProxyConfiguration) {
+        self.cache = cache
+        self.configuration = configuration
+        readAhead = SegmentReadAhead(
+            cache: cache,
+            window: .init(seconds: configuration.readAheadSeconds, bytes: configuration.readAheadBytes))
+    }
 
     typealias Writer = ProxyOutbound
 
@@ -114,6 +124,8 @@ struct ProxyResponder: Sendable {
         // What a rewritten playlist names (`/w/…`) is read whole: one origin request, no pacing.
         let extent: ReadExtent = ProxyURLMapping.asksForWhole(head.uri) ? .whole : .mayStopEarly
         let pace = extent == .whole ? nil : pace
+        // A segment a playlist named: what follows it in its playlist is read ahead of the player.
+        if extent == .whole, !isHead { readAhead.played(origin, range: Self.firstRead(head)) }
         let info: ContentInfo
         do {
             info = try await cache.contentInfo(
@@ -130,6 +142,11 @@ struct ProxyResponder: Sendable {
             throw FailureResponse(error: error)
         }
         if let playlist {
+            if playlist.references.contains(where: { $0.role == .variant }) {
+                readAhead.learnMaster(playlist, url: origin)
+            } else {
+                readAhead.learn(playlist, url: origin)
+            }
             record.status = 200
             record.bodyBytes = try await send(
                 playlist, info: info, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)

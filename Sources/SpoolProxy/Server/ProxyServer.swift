@@ -79,6 +79,7 @@ final class ProxyServer: Sendable {
         }
         for task in running { task.cancel() }
         for task in running { await task.value }
+        await responder.readAhead.stop()
     }
 
     private func accept() async {

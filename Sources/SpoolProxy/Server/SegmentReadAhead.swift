@@ -1,0 +1,206 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Spool
+
+/// Reads the next segments of the HLS stream a player is playing into the cache, ahead of the player.
+///
+/// The proxy tells it each media playlist it serves (`learn`) and which variants and renditions a master
+/// names (`learnMaster`); each segment request (`played`) moves the player's position. One read-ahead runs
+/// per slot: the variants of a master share one (a player plays one of them at a time, so switching variant
+/// cancels the other's read-ahead at once), each rendition type another. It reads segments in order, one at a
+/// time, whole, at prefetch priority: it gives way to playback reads, and a player asking for a segment it is
+/// reading shares its origin request. It stops `window` seconds (or bytes) past the player's position.
+final class SegmentReadAhead: Sendable {
+    /// How far ahead of the player segments are read.
+    struct Window: Sendable {
+        var seconds: Double
+        var bytes: Int64
+    }
+
+    /// A segment of a media playlist.
+    struct Segment: Sendable {
+        let url: URL
+        let range: Range<Int64>?
+        let duration: Double
+    }
+
+    private struct Playlist {
+        var segments: [Segment]
+        var slot: String
+        var learned: TimeInterval
+    }
+
+    private struct Running {
+        let playlist: String
+        /// The index of the last segment the player asked for; the read-ahead keeps `window` past it.
+        var position: Int
+        let task: Task<Void, Never>
+        let started: TimeInterval
+    }
+
+    private struct State {
+        var playlists: [String: Playlist] = [:]
+        /// Segment (URL and range) to its playlist and index.
+        var positions: [String: (playlist: String, index: Int)] = [:]
+        /// Playlist URL to the slot its master gave it.
+        var slots: [String: String] = [:]
+        var running: [String: Running] = [:]
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let cache: SpoolCache
+    let window: Window
+    /// Playlists remembered (a few streams' variants and renditions), and read-aheads at a time.
+    private static let playlistCapacity = 32
+    private static let runningCapacity = 4
+
+    init(cache: SpoolCache, window: Window) {
+        self.cache = cache
+        self.window = window
+    }
+
+    /// Notes the variants and renditions of a master: a player plays one variant at a time, and one
+    /// rendition of each type.
+    func learnMaster(_ playlist: HLSPlaylist, url: URL) {
+        guard window.seconds > 0 else { return }
+        state.withLockedValue { state in
+            for reference in playlist.references {
+                switch reference.role {
+                case .variant: state.slots[reference.url.absoluteString] = "\(url.absoluteString) variants"
+                case .rendition:
+                    let type = reference.attributes["TYPE"] ?? "media"
+                    state.slots[reference.url.absoluteString] = "\(url.absoluteString) \(type)"
+                default: break
+                }
+            }
+            if state.slots.count > 64 * Self.playlistCapacity { state.slots.removeAll() }
+        }
+    }
+
+    /// Notes the segments of a media playlist served from `url`.
+    func learn(_ playlist: HLSPlaylist, url: URL) {
+        guard window.seconds > 0 else { return }
+        let segments = playlist.references.filter { $0.role == .segment }.map {
+            Segment(url: $0.url, range: $0.byteRange, duration: $0.duration ?? 0)
+        }
+        guard !segments.isEmpty else { return }
+        let name = url.absoluteString
+        let now = ProcessInfo.processInfo.systemUptime
+        state.withLockedValue { state in
+            if state.playlists[name] == nil, state.playlists.count >= Self.playlistCapacity,
+                let oldest = state.playlists.min(by: { $0.value.learned < $1.value.learned })?.key
+            {
+                state.playlists[oldest] = nil
+                state.positions = state.positions.filter { $0.value.playlist != oldest }
+            }
+            let slot = state.slots[name] ?? name
+            state.playlists[name] = Playlist(segments: segments, slot: slot, learned: now)
+            for (index, segment) in segments.enumerated() {
+                state.positions[Self.key(segment.url, segment.range)] = (name, index)
+            }
+        }
+    }
+
+    /// The player asked for `range` (`nil`: all) of `url`: when that is a known segment, the read-ahead of
+    /// its slot continues from there (or starts, cancelling another variant's).
+    func played(_ url: URL, range: Range<Int64>?) {
+        guard window.seconds > 0 else { return }
+        let cancelled: [Task<Void, Never>] = state.withLockedValue { state in
+            guard let (name, index) = state.positions[Self.key(url, range)],
+                let playlist = state.playlists[name]
+            else { return [] }
+            if var running = state.running[playlist.slot], running.playlist == name {
+                running.position = max(running.position, index)
+                state.running[playlist.slot] = running
+                return []
+            }
+            var cancelled: [Task<Void, Never>] = []
+            if let other = state.running.removeValue(forKey: playlist.slot) { cancelled.append(other.task) }
+            if state.running.count >= Self.runningCapacity,
+                let oldest = state.running.min(by: { $0.value.started < $1.value.started })?.key
+            {
+                cancelled.append(state.running.removeValue(forKey: oldest)!.task)
+            }
+            let slot = playlist.slot
+            let task = Task { await self.run(slot: slot, playlist: name) }
+            state.running[slot] = Running(
+                playlist: name, position: index, task: task, started: ProcessInfo.processInfo.systemUptime)
+            return cancelled
+        }
+        for task in cancelled { task.cancel() }
+    }
+
+    /// Cancels every read-ahead and waits for them to end.
+    func stop() async {
+        let tasks = state.withLockedValue { state in
+            defer { state.running.removeAll() }
+            return state.running.values.map(\.task)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    /// Reads the segments after the player's position, within the window, until there are none left to read.
+    private func run(slot: String, playlist name: String) async {
+        var done = Set<Int>()
+        var sizes: [Int: Int64] = [:]
+        while !Task.isCancelled, let (index, segment) = next(slot: slot, playlist: name, skipping: done, sizes: sizes) {
+            done.insert(index)
+            sizes[index] = await read(segment)
+        }
+        state.withLockedValue { state in
+            if state.running[slot]?.playlist == name { state.running[slot] = nil }
+        }
+    }
+
+    /// The first segment within the window past the player's position that this run has not read. The bytes of
+    /// a segment without a range are those read of it, or the average of those (a guess until one is read).
+    private func next(
+        slot: String, playlist name: String, skipping done: Set<Int>, sizes: [Int: Int64]
+    ) -> (Int, Segment)? {
+        let average = sizes.isEmpty ? 0 : sizes.values.reduce(0, +) / Int64(sizes.count)
+        return state.withLockedValue { state -> (Int, Segment)? in
+            guard let running = state.running[slot], running.playlist == name,
+                let segments = state.playlists[name]?.segments
+            else { return nil }
+            var seconds = 0.0
+            var bytes: Int64 = 0
+            var index = running.position + 1
+            while index < segments.count {
+                let segment = segments[index]
+                seconds += segment.duration
+                bytes += segment.range.map { $0.upperBound - $0.lowerBound } ?? sizes[index] ?? average
+                // The first segment past the position always counts: a window shorter than one segment
+                // would read nothing.
+                if index > running.position + 1, seconds > window.seconds || bytes > window.bytes { return nil }
+                if !done.contains(index) { return (index, segment) }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    /// Reads one segment into the cache, whole; returns its bytes. Failures are the player's to see when it
+    /// asks for the segment.
+    private func read(_ segment: Segment) async -> Int64 {
+        let resource = Resource(url: segment.url)
+        var count: Int64 = 0
+        do {
+            let first = segment.range ?? 0..<Int64.max
+            let info = try await cache.contentInfo(for: resource, firstRead: first, extent: .whole)
+            let range = segment.range ?? 0..<info.length
+            let stream = cache.read(
+                resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, priority: .prefetch,
+                extent: .whole)
+            for try await chunk in stream { count += Int64(chunk.count) }
+        } catch {
+            // Cancelled, or the origin failed: the player's own request for it will say.
+        }
+        return count
+    }
+
+    private static func key(_ url: URL, _ range: Range<Int64>?) -> String {
+        guard let range else { return url.absoluteString }
+        return "\(url.absoluteString) \(range.lowerBound)-\(range.upperBound)"
+    }
+}

@@ -124,8 +124,6 @@ struct ProxyResponder: Sendable {
         // What a rewritten playlist names (`/w/…`) is read whole: one origin request, no pacing.
         let extent: ReadExtent = ProxyURLMapping.asksForWhole(head.uri) ? .whole : .mayStopEarly
         let pace = extent == .whole ? nil : pace
-        // A segment a playlist named: what follows it in its playlist is read ahead of the player.
-        if extent == .whole, !isHead { readAhead.played(origin, range: Self.firstRead(head)) }
         let info: ContentInfo
         do {
             info = try await cache.contentInfo(
@@ -183,6 +181,7 @@ struct ProxyResponder: Sendable {
             // The whole body came in the first part (most small ranges): head, body and end in one write.
             try await writer.write(contentsOf: [.head(responseHead), .body(body), .end(nil)])
             record.bodyBytes = Int64(body.readableBytes)
+            if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
             return
         }
         try await writer.write(.head(responseHead))
@@ -219,6 +218,9 @@ struct ProxyResponder: Sendable {
         }
         if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }
         try await writer.write(.end(nil))
+        // A segment a playlist named, sent: what follows it in its playlist is read ahead of the player. Not
+        // sooner: on a slow link the read-ahead would take bandwidth from the segment the player waits for.
+        if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
     }
 
     static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {

@@ -63,7 +63,7 @@ final class BenchRunCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("spool bench run --link lan"), result.stdout)
         let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") }
-        for id in ["1", "2a", "2b", "3", "4a", "4b", "5", "6a", "6b", "6c", "7a", "7b", "7c", "8"] {
+        for id in ["1", "2a", "2b", "3", "4a", "4b", "5", "6a", "6b", "6c", "7a", "7b", "7c", "8", "9a", "9b"] {
             guard let row = rows.first(where: { $0.hasPrefix("| \(id) ") }) else {
                 XCTFail("no row \(id) in:\n\(result.stdout)")
                 continue
@@ -75,7 +75,7 @@ final class BenchRunCommandTests: XCTestCase {
             rows.contains { $0.hasPrefix("| 6c ") && $0.contains("| 0.00 ") },
             "a replayed session crosses the link with nothing")
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
-        XCTAssertEqual((document["rows"] as? [[String: Any]])?.count, 14)
+        XCTAssertEqual((document["rows"] as? [[String: Any]])?.count, 16)
     }
 
     func testInvalidOptionsAreUsageErrors() throws {

@@ -49,7 +49,23 @@ final class BenchRig {
             ffmpeg: tools.ffmpeg, of: root.appendingPathComponent(File.video.rawValue),
             to: root.appendingPathComponent(File.videoFaststart.rawValue))
         sizes[.videoFaststart] = Self.size(of: root.appendingPathComponent(File.videoFaststart.rawValue))
+        progress("encoding an HLS stream (\(plan.videoSeconds) s) with ffmpeg")
+        try Self.encodeHLS(
+            ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds,
+            into: root.appendingPathComponent(Self.hlsDirectory, isDirectory: true))
         origin = try NginxOrigin(serving: root, executable: tools.nginx)
+    }
+
+    private static let hlsDirectory = "hls"
+
+    /// The path of the HLS stream's media playlist under a name of its own (`name`): a directory link to the
+    /// one stream, so that its playlist and segments are new entries in a cache however often it is played.
+    func hlsPlaylistPath(_ name: String) throws -> String {
+        let link = root.appendingPathComponent("\(Self.hlsDirectory)-\(name)")
+        if !FileManager.default.fileExists(atPath: link.path) {
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: Self.hlsDirectory)
+        }
+        return "/\(Self.hlsDirectory)-\(name)/index.m3u8"
     }
 
     deinit {
@@ -109,6 +125,21 @@ final class BenchRig {
             timeout: 300)
         guard output.status == 0 else {
             throw CommandFailure(message: "ffmpeg could not encode the test video: \(output.stderr)")
+        }
+    }
+
+    /// The same picture as a VOD HLS stream of 2-second MPEG-TS segments (MPEG-2 video: MPEG-4 part 2 copied
+    /// into TS loses the headers a decoder needs) with relative URIs.
+    private static func encodeHLS(ffmpeg: ExternalCommand, seconds: Int, into directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let output = try ffmpeg.run(
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "\(seconds)",
+                "-c:v", "mpeg2video", "-q:v", "3", "-g", "25", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
+                "-hls_playlist_type", "vod", directory.appendingPathComponent("index.m3u8").path,
+            ], timeout: 300)
+        guard output.status == 0 else {
+            throw CommandFailure(message: "ffmpeg could not encode the HLS stream: \(output.stderr)")
         }
     }
 

@@ -41,6 +41,15 @@ final class LinkClients {
         }
     }
 
+    /// The URL of `path` on the origin, across the link: directly or through Spool.
+    func url(_ way: Way, path: String) throws -> URL {
+        switch way {
+        case .direct: return link.url(for: path)
+        case .spool: return try spool.url(for: link.url(for: path))
+        case .slice: return URL(string: "http://127.0.0.1:\(slice.port)\(path)")!
+        }
+    }
+
     func url(_ way: Way, _ file: BenchRig.File, query: String) throws -> URL {
         let path = "/" + file.rawValue + "?" + query
         switch way {

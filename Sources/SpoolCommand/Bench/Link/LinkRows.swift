@@ -5,7 +5,9 @@ import SpoolTesting
 struct LinkRows {
     private var first = Figures(), mib1 = Figures(), mib4 = Figures(), seek = Figures(), throughput = Figures()
     private var frameFirst = Figures(), frameEnd = Figures(), sessionWall = Figures(), sessionTraffic = Figures()
+    private var hls = Figures()
     var replayTraffic: [Double] = []
+    var warmHLS: [Double] = []
     var warmFirst: [Double] = []
     var warmMiB: [Double] = []
     var warmFrame: [Double] = []
@@ -49,6 +51,8 @@ struct LinkRows {
         self.frameFirst.append(way, frameFirst)
         self.frameEnd.append(way, frameEnd)
     }
+
+    mutating func record(_ way: LinkClients.Way, hls: Double) { self.hls.append(way, hls) }
 
     mutating func record(_ way: LinkClients.Way, sessionWall: Double, sessionTraffic: Double) {
         self.sessionWall.append(way, sessionWall)
@@ -109,6 +113,14 @@ struct LinkRows {
             reference: [Double(failures[.direct] ?? 0)], goal: .value(atMost: 0))
         failed.notes += failureTexts.prefix(5)
         rows.append(failed)
+        rows += [
+            row(
+                "9a", "ffmpeg first decoded frame, HLS (2 s TS segments), cold", .seconds, hls,
+                goal: .ratio(atMost: 1.1)),
+            warm(
+                "9b", "ffmpeg first decoded frame, HLS, warm", .seconds, warmHLS, reference: hls.direct,
+                goal: .ratio(atMost: 0.5)),
+        ]
         rows[7].notes.append(
             "each read `bytes=N-` cut after \(plan.playedPerRequest.lowerBound / 1024)–"
                 + "\(plan.playedPerRequest.upperBound / 1024) KiB, a new connection each for the direct client")

@@ -65,6 +65,7 @@ struct LinkScenario {
             rows.record(
                 way, frameFirst: try firstFrame(try clients.url(way, .videoFaststart, query: "cold-\(run)")),
                 frameEnd: try firstFrame(try clients.url(way, .video, query: "cold-\(run)")))
+            rows.record(way, hls: try firstFrame(try clients.url(way, path: try rig.hlsPlaylistPath("cold-\(run)"))))
         }
         let whole = try reader.get(try clients.target(way, .link, query: "whole-\(run)"), range: nil, limit: nil)
         guard whole.status == 200, whole.bodyBytes == rig.size(.link) else {
@@ -97,6 +98,7 @@ struct LinkScenario {
         if let first = start.firstBodyByte { rows.warmFirst.append(first) }
         if let mebibyte = start.markTimes[0] { rows.warmMiB.append(mebibyte) }
         rows.warmFrame.append(try firstFrame(try clients.url(.spool, .video, query: "cold-\(run)")))
+        rows.warmHLS.append(try firstFrame(try clients.url(.spool, path: try rig.hlsPlaylistPath("cold-\(run)"))))
     }
 
     private func check(_ transfer: RangeReader.Transfer, _ way: LinkClients.Way, _ what: String) throws {

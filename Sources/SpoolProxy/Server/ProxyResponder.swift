@@ -178,10 +178,11 @@ struct ProxyResponder: Sendable {
             return
         }
         if let body = firstBody, ranges.count == 1, plan.contentLength == Int64(body.readableBytes) {
-            // The whole body came in the first part (most small ranges): head, body and end in one write.
+            // The whole body came in the first part (most small ranges): head, body and end in one write. A
+            // segment is all read: the read-ahead may start (see the end of the streaming path).
+            if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
             try await writer.write(contentsOf: [.head(responseHead), .body(body), .end(nil)])
             record.bodyBytes = Int64(body.readableBytes)
-            if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
             return
         }
         try await writer.write(.head(responseHead))
@@ -216,11 +217,12 @@ struct ProxyResponder: Sendable {
             let sent = record.bodyBytes - before
             guard sent == range.count64 else { throw ProxyStreamError.shortRead(expected: range.count64, sent: sent) }
         }
+        // A segment a playlist named, all read: what follows it in its playlist is read ahead of the player.
+        // Not sooner: on a slow link the read-ahead would take bandwidth from the segment the player waits for.
+        // Not later either: a player that hangs up once it has the bytes may cancel this task before `.end`.
+        if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
         if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }
         try await writer.write(.end(nil))
-        // A segment a playlist named, sent: what follows it in its playlist is read ahead of the player. Not
-        // sooner: on a slow link the read-ahead would take bandwidth from the segment the player waits for.
-        if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
     }
 
     static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {

@@ -31,6 +31,8 @@ final class SegmentReadAhead: Sendable {
     }
 
     private struct Running {
+        /// Tells this run from an earlier one of the same slot and playlist, cancelled.
+        let id: Int
         let playlist: String
         /// The index of the last segment the player asked for; the read-ahead keeps `window` past it.
         var position: Int
@@ -45,6 +47,7 @@ final class SegmentReadAhead: Sendable {
         /// Playlist URL to the slot its master gave it.
         var slots: [String: String] = [:]
         var running: [String: Running] = [:]
+        var lastRunID = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -93,6 +96,11 @@ final class SegmentReadAhead: Sendable {
                 state.playlists[oldest] = nil
                 state.positions = state.positions.filter { $0.value.playlist != oldest }
             }
+            // A live playlist's segments leave it as new ones come: their positions go with the old version.
+            for segment in state.playlists[name]?.segments ?? [] {
+                let key = Self.key(segment.url, segment.range)
+                if state.positions[key]?.playlist == name { state.positions[key] = nil }
+            }
             let slot = state.slots[name] ?? name
             state.playlists[name] = Playlist(segments: segments, slot: slot, learned: now)
             for (index, segment) in segments.enumerated() {
@@ -122,9 +130,11 @@ final class SegmentReadAhead: Sendable {
                 cancelled.append(state.running.removeValue(forKey: oldest)!.task)
             }
             let slot = playlist.slot
-            let task = Task { await self.run(slot: slot, playlist: name) }
+            state.lastRunID += 1
+            let id = state.lastRunID
+            let task = Task { await self.run(slot: slot, id: id) }
             state.running[slot] = Running(
-                playlist: name, position: index, task: task, started: ProcessInfo.processInfo.systemUptime)
+                id: id, playlist: name, position: index, task: task, started: ProcessInfo.processInfo.systemUptime)
             return cancelled
         }
         for task in cancelled { task.cancel() }
@@ -141,43 +151,55 @@ final class SegmentReadAhead: Sendable {
     }
 
     /// Reads the segments after the player's position, within the window, until there are none left to read.
-    private func run(slot: String, playlist name: String) async {
+    private func run(slot: String, id: Int) async {
         var done = Set<Int>()
         var sizes: [Int: Int64] = [:]
-        while !Task.isCancelled, let (index, segment) = next(slot: slot, playlist: name, skipping: done, sizes: sizes) {
+        while !Task.isCancelled, let (index, segment) = next(slot: slot, run: id, skipping: done, sizes: sizes) {
             done.insert(index)
             sizes[index] = await read(segment)
         }
         state.withLockedValue { state in
-            if state.running[slot]?.playlist == name { state.running[slot] = nil }
+            if state.running[slot]?.id == id { state.running[slot] = nil }
         }
     }
 
     /// The first segment within the window past the player's position that this run has not read. The bytes of
     /// a segment without a range are those read of it, or the average of those (a guess until one is read).
-    private func next(
-        slot: String, playlist name: String, skipping done: Set<Int>, sizes: [Int: Int64]
-    ) -> (Int, Segment)? {
+    /// When there is none the run leaves its slot in the same turn of the lock, so that a player's next
+    /// segment starts a new run rather than moving the position of one that is ending.
+    private func next(slot: String, run id: Int, skipping done: Set<Int>, sizes: [Int: Int64]) -> (Int, Segment)? {
         let average = sizes.isEmpty ? 0 : sizes.values.reduce(0, +) / Int64(sizes.count)
         return state.withLockedValue { state -> (Int, Segment)? in
-            guard let running = state.running[slot], running.playlist == name,
-                let segments = state.playlists[name]?.segments
-            else { return nil }
-            var seconds = 0.0
-            var bytes: Int64 = 0
-            var index = running.position + 1
-            while index < segments.count {
-                let segment = segments[index]
-                seconds += segment.duration
-                bytes += segment.range.map { $0.upperBound - $0.lowerBound } ?? sizes[index] ?? average
-                // The first segment past the position always counts: a window shorter than one segment
-                // would read nothing.
-                if index > running.position + 1, seconds > window.seconds || bytes > window.bytes { return nil }
-                if !done.contains(index) { return (index, segment) }
-                index += 1
+            guard let running = state.running[slot], running.id == id else { return nil }
+            guard
+                let found = Self.next(
+                    in: state.playlists[running.playlist]?.segments ?? [], after: running.position,
+                    window: window, skipping: done, sizes: sizes, average: average)
+            else {
+                state.running[slot] = nil
+                return nil
             }
-            return nil
+            return found
         }
+    }
+
+    /// The first segment of `segments` after `position`, within `window`, not in `done`.
+    private static func next(
+        in segments: [Segment], after position: Int, window: Window, skipping done: Set<Int>, sizes: [Int: Int64],
+        average: Int64
+    ) -> (Int, Segment)? {
+        var seconds = 0.0
+        var bytes: Int64 = 0
+        for index in (position + 1)..<max(position + 1, segments.count) {
+            let segment = segments[index]
+            seconds += segment.duration
+            bytes += segment.range.map { $0.upperBound - $0.lowerBound } ?? sizes[index] ?? average
+            // The first segment past the position always counts: a window shorter than one segment would
+            // read nothing.
+            if index > position + 1, seconds > window.seconds || bytes > window.bytes { return nil }
+            if !done.contains(index) { return (index, segment) }
+        }
+        return nil
     }
 
     /// Reads one segment into the cache, whole; returns its bytes. Failures are the player's to see when it

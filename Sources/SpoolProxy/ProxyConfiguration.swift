@@ -27,6 +27,10 @@ public struct ProxyConfiguration: Sendable {
     /// The most bytes read ahead of a player, whatever `readAheadSeconds` says: 16 MiB by default, about
     /// 10 s of 12 Mbit/s video.
     public var readAheadBytes: Int64
+    /// Whether HLS keys (`EXT-X-KEY`, `EXT-X-SESSION-KEY`) go through the cache like segments, so that an
+    /// encrypted stream plays offline. `false` leaves their URIs as the origin wrote them: the player fetches
+    /// each key itself, and no key is ever on disk. Either way, logs never name a key's URL.
+    public var cachesKeys: Bool
 
     /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log, a 50 ms grace, 10 s of
     /// HLS read-ahead.
@@ -37,7 +41,8 @@ public struct ProxyConfiguration: Sendable {
         log: (@Sendable (ProxyLogRecord) -> Void)? = nil,
         hangUpGrace: TimeInterval = 0.05,
         readAheadSeconds: Double = 10,
-        readAheadBytes: Int64 = 16 << 20
+        readAheadBytes: Int64 = 16 << 20,
+        cachesKeys: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -46,6 +51,7 @@ public struct ProxyConfiguration: Sendable {
         self.hangUpGrace = hangUpGrace
         self.readAheadSeconds = readAheadSeconds
         self.readAheadBytes = readAheadBytes
+        self.cachesKeys = cachesKeys
     }
 
     /// Whether requests may reach `host`.

@@ -52,4 +52,42 @@ final class HLSSourcesTests: XCTestCase {
         XCTAssertTrue(note.contains("2 URIs") && note.contains("cdn.example.net, keys.example.net"), note)
         XCTAssertFalse(note.contains("secret"), "URIs are not logged, only their hosts")
     }
+
+    func testKeysAreCachedUnderPathsNoLogNamesOrLeftToThePlayerWhenAsked() async throws {
+        for cachesKeys in [true, false] {
+            let records = LogRecords()
+            let fixture = try await ProxyFixture(
+                test: self,
+                configuration: ProxyConfiguration(log: { record in records.add(record) }, cachesKeys: cachesKeys))
+            let origin = fixture.nginx.baseURL.absoluteString
+            try Data(repeating: 7, count: 16).write(to: fixture.www.appendingPathComponent("secret-name.key"))
+            let source = """
+                #EXTM3U
+                #EXT-X-TARGETDURATION:2
+                #EXT-X-KEY:METHOD=AES-128,URI="\(origin)/secret-name.key"
+                #EXTINF:2,
+                a.ts
+                #EXT-X-ENDLIST
+
+                """
+            try source.write(to: fixture.www.appendingPathComponent("k.m3u8"), atomically: true, encoding: .utf8)
+            let body = String(
+                decoding: try await offPool { try Curl.fetch(try fixture.proxyURL("k.m3u8")) }.body, as: UTF8.self)
+            let keyLine = try XCTUnwrap(body.split(separator: "\n").first { $0.hasPrefix("#EXT-X-KEY") })
+            guard cachesKeys else {
+                XCTAssertTrue(keyLine.contains("URI=\"\(origin)/secret-name.key\""), "left to the player: \(keyLine)")
+                XCTAssertTrue(records.all.allSatisfy { $0.note == nil }, "nothing to note: \(records.all)")
+                continue
+            }
+            let path = try XCTUnwrap(keyLine.split(separator: "\"").dropFirst().first)
+            XCTAssertTrue(path.hasPrefix("/k/"), String(keyLine))
+            let base = try XCTUnwrap(fixture.proxy.baseURL)
+            let key = try await offPool { try Curl.fetch(URL(string: String(path), relativeTo: base)!) }
+            XCTAssertEqual(key.body, Data(repeating: 7, count: 16))
+            XCTAssertEqual(try fixture.nginx.accessLog().filter { $0.path == "/secret-name.key" }.count, 1)
+            let logged = records.all.map(\.description).joined(separator: "\n")
+            XCTAssertTrue(logged.contains("(HLS key on 127.0.0.1)"), logged)
+            XCTAssertFalse(logged.contains("secret-name"), logged)
+        }
+    }
 }

@@ -50,6 +50,13 @@ public struct HLSPlaylist: Sendable {
     /// it. `nil` when `data` is not a playlist this type understands (no `#EXTM3U` first line, not UTF-8):
     /// the caller then passes it on unchanged.
     public init?(_ data: Data, url: URL, map: (URL) -> String?) {
+        self.init(data, url: url, mapping: { url, _ in map(url) })
+    }
+
+    /// The playlist in `data`, fetched from `url`, with each resolved URI replaced by what `mapping` returns
+    /// for it and its role (a key may be named differently from a segment, or left alone). `nil` as for
+    /// `init(_:url:map:)`.
+    public init?(_ data: Data, url: URL, mapping map: (URL, Reference.Role) -> String?) {
         // The byte-order mark is kept aside: decoding may drop it, and it must come back.
         let bom = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Data([0xEF, 0xBB, 0xBF]) : Data()
         guard Self.startsPlaylist(data), let text = String(data: data.dropFirst(bom.count), encoding: .utf8) else {
@@ -109,12 +116,13 @@ public struct HLSPlaylist: Sendable {
                 output += rawLine
                 continue
             }
-            let replacement = map(resolved)
+            let role: Reference.Role = variant == nil ? .segment : .variant
+            let replacement = map(resolved, role)
             let range = pendingRange.flatMap { Self.byteRange($0, continuing: previousRangeEnd) }
             previousRangeEnd = range?.upperBound
             uris.append(
                 Reference(
-                    url: resolved, rewritten: replacement != nil, role: variant == nil ? .segment : .variant,
+                    url: resolved, rewritten: replacement != nil, role: role,
                     attributes: variant ?? [:], duration: variant == nil ? duration : nil, byteRange: range))
             (duration, variant, pendingRange) = (nil, nil, nil)
             guard let replacement, let span = line.range(of: trimmed) else {
@@ -138,7 +146,8 @@ public struct HLSPlaylist: Sendable {
 
     /// `line` with the value of each `URI` attribute replaced, or `nil` when nothing in it changes.
     private static func rewriteURIAttributes(
-        in line: Substring, role: Reference.Role, base: URL, map: (URL) -> String?, found: inout [Reference]
+        in line: Substring, role: Reference.Role, base: URL, map: (URL, Reference.Role) -> String?,
+        found: inout [Reference]
     ) -> String? {
         guard let colon = line.firstIndex(of: ":") else { return nil }
         let attributes = Self.attributes(of: line)
@@ -166,7 +175,7 @@ public struct HLSPlaylist: Sendable {
                 let value = String(line[valueStart..<close])
                 var written = value
                 if name == "URI" || name == "SERVER-URI", let resolved = resolve(value, against: base) {
-                    let replacement = map(resolved)
+                    let replacement = map(resolved, role)
                     found.append(
                         Reference(
                             url: resolved, rewritten: replacement != nil, role: role, attributes: attributes,

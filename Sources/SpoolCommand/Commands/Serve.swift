@@ -50,6 +50,11 @@ struct Serve: AsyncParsableCommand {
                 + "0 turns it off).", valueName: "seconds"))
     var readAhead: Double = ProxyConfiguration().readAheadSeconds
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Cache HLS keys like segments, so encrypted streams play offline (--no-cache-keys: players fetch them).")
+    var cacheKeys = true
+
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var cacheOptions: CacheOptions
@@ -77,7 +82,8 @@ struct Serve: AsyncParsableCommand {
         let proxy = SpoolProxy(
             cache: cache,
             configuration: ProxyConfiguration(
-                host: host, port: port, allowedHosts: Set(allowedHosts), log: log, readAheadSeconds: readAhead))
+                host: host, port: port, allowedHosts: Set(allowedHosts), log: log, readAheadSeconds: readAhead,
+                cachesKeys: cacheKeys))
         let signals = SignalListener(signals: [SIGINT, SIGTERM])
         let baseURL: URL
         do {

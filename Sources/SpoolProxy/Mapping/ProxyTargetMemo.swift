@@ -9,7 +9,7 @@ final class ProxyTargetMemo: Sendable {
     struct Mapping: Sendable {
         /// The origin URL.
         let origin: URL
-        /// The origin URL without credentials, as logs show it.
+        /// The origin URL without credentials, as logs show it; for an HLS key only its host.
         let displayURL: String
     }
 
@@ -27,7 +27,10 @@ final class ProxyTargetMemo: Sendable {
     func mapping(of target: String) throws -> Mapping {
         try mappings.value(for: target, keep: target.utf8.count <= Self.longestTarget) {
             let origin = try ProxyURLMapping.originURL(forRequestTarget: target)
-            return Mapping(origin: origin, displayURL: CacheKeyPolicy.displayURL(for: origin))
+            let display =
+                ProxyURLMapping.namesKey(target)
+                ? "(HLS key on \(origin.host ?? "?"))" : CacheKeyPolicy.displayURL(for: origin)
+            return Mapping(origin: origin, displayURL: display)
         }
     }
 }

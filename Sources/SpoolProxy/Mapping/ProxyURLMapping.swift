@@ -20,6 +20,8 @@ public struct ProxyURLMapping: Sendable, Hashable {
     /// The first path segment of a proxy URL whose reads take every byte (what a rewritten playlist names:
     /// segments, keys, init sections, playlists): the cache asks the origin for all of it at once.
     static let wholePrefix = "w"
+    /// Like `wholePrefix`, for an HLS key: read whole too, and never named in a log (its URL may be a token).
+    static let keyPrefix = "k"
 
     /// A mapping for the proxy at `baseURL` (`http://127.0.0.1:8080`); any path of `baseURL` is ignored.
     public init(baseURL: URL) {
@@ -50,14 +52,21 @@ public struct ProxyURLMapping: Sendable, Hashable {
 
     /// The path of the proxy URL standing for `originURL` (`/o/…/name`), valid on any of the proxy's
     /// addresses: what a rewritten playlist names. Throws as `proxyURL(for:)` does.
-    static func proxyPath(for originURL: URL, whole: Bool = false) throws -> String {
+    static func proxyPath(for originURL: URL, whole: Bool = false, key: Bool = false) throws -> String {
         try validate(originURL)
-        return "/\(whole ? wholePrefix : prefix)/\(base64URL(originURL.absoluteString))/\(fileName(of: originURL))"
+        let first = key ? keyPrefix : whole ? wholePrefix : prefix
+        return "/\(first)/\(base64URL(originURL.absoluteString))/\(fileName(of: originURL))"
     }
 
-    /// Whether a request target is a `/w/…` one, whose reads take every byte.
+    /// Whether a request target is a `/w/…` or `/k/…` one, whose reads take every byte.
     static func asksForWhole(_ target: String) -> Bool {
-        path(of: target).hasPrefix("/\(wholePrefix)/")
+        let path = path(of: target)
+        return path.hasPrefix("/\(wholePrefix)/") || path.hasPrefix("/\(keyPrefix)/")
+    }
+
+    /// Whether a request target is a `/k/…` one: an HLS key, which logs do not name.
+    static func namesKey(_ target: String) -> Bool {
+        path(of: target).hasPrefix("/\(keyPrefix)/")
     }
 
     /// The path of a request target, also of one in absolute form (`GET http://127.0.0.1:8080/o/…`).
@@ -73,7 +82,7 @@ public struct ProxyURLMapping: Sendable, Hashable {
         // The proxy's own query, if a client added one, is not part of the origin URL.
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
         let segments = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        guard segments.count >= 3, segments[0].isEmpty, segments[1] == prefix || segments[1] == wholePrefix,
+        guard segments.count >= 3, segments[0].isEmpty, [prefix, wholePrefix, keyPrefix].contains(String(segments[1])),
             !segments[2].isEmpty
         else {
             throw ProxyURLError.malformedPath

@@ -54,7 +54,8 @@ extension ProxyResponder {
         do {
             copy = try await livePlaylists.reload(key) { try await fetchLivePlaylist(resource, origin: origin) }
         } catch {
-            note = "live playlist served \(Int(age.rounded())) s old: \(error)"
+            let old = copy.fetched > 0 ? "\(Int(age.rounded())) s old" : "as stored before this process"
+            note = "live playlist served \(old), the origin failed: \(error)"
             return playlist
         }
         note = nil
@@ -99,8 +100,10 @@ extension ProxyResponder {
 
     /// `data` rewritten, with relative URIs resolved against the URL that served it. Notes the URIs left alone.
     private func rewrite(_ data: Data, info: ContentInfo, origin: URL, note: inout String?) -> HLSPlaylist? {
-        guard let playlist = HLSPlaylist(data, url: info.location ?? origin, map: proxyPath) else { return nil }
-        let leftAlone = playlist.references.filter { !$0.rewritten }
+        guard let playlist = HLSPlaylist(data, url: info.location ?? origin, mapping: proxyPath) else { return nil }
+        let leftAlone = playlist.references.filter {
+            !$0.rewritten && (configuration.cachesKeys || !Self.isKey($0.role))
+        }
         if !leftAlone.isEmpty {
             // Hosts only: a key's URI may carry a token.
             let hosts = Set(leftAlone.compactMap(\.url.host)).sorted().joined(separator: ", ")
@@ -127,10 +130,15 @@ extension ProxyResponder {
     }
 
     /// The proxy path a playlist names instead of `url`; `nil` (the URI stays as the origin wrote it) for a
-    /// host the proxy may not reach.
-    private func proxyPath(for url: URL) -> String? {
+    /// host the proxy may not reach, and for a key when keys are not to be cached.
+    private func proxyPath(for url: URL, role: HLSPlaylist.Reference.Role) -> String? {
         guard let host = url.host, configuration.allows(host: host) else { return nil }
-        return try? ProxyURLMapping.proxyPath(for: url, whole: true)
+        guard Self.isKey(role) else { return try? ProxyURLMapping.proxyPath(for: url, whole: true) }
+        return configuration.cachesKeys ? try? ProxyURLMapping.proxyPath(for: url, key: true) : nil
+    }
+
+    private static func isKey(_ role: HLSPlaylist.Reference.Role) -> Bool {
+        role == .key || role == .sessionKey
     }
 
     private func readAll(_ resource: Resource, _ range: Range<Int64>) async throws -> Data {

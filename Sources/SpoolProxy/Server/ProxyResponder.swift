@@ -124,6 +124,10 @@ struct ProxyResponder: Sendable {
         // What a rewritten playlist names (`/w/…`) is read whole: one origin request, no pacing.
         let extent: ReadExtent = ProxyURLMapping.asksForWhole(head.uri) ? .whole : .mayStopEarly
         let pace = extent == .whole ? nil : pace
+        // A segment a playlist named: what follows it in its playlist is read ahead of the player, once the
+        // player's read has this one (the read-ahead starts with it). Told now, before anything can fail or the
+        // player hang up: a player leaves as soon as it has the bytes, which can cancel this task before its end.
+        if extent == .whole, !isHead { readAhead.played(origin, range: Self.firstRead(head)) }
         let info: ContentInfo
         do {
             info = try await cache.contentInfo(
@@ -178,9 +182,7 @@ struct ProxyResponder: Sendable {
             return
         }
         if let body = firstBody, ranges.count == 1, plan.contentLength == Int64(body.readableBytes) {
-            // The whole body came in the first part (most small ranges): head, body and end in one write. A
-            // segment is all read: the read-ahead may start (see the end of the streaming path).
-            if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
+            // The whole body came in the first part (most small ranges): head, body and end in one write.
             try await writer.write(contentsOf: [.head(responseHead), .body(body), .end(nil)])
             record.bodyBytes = Int64(body.readableBytes)
             return
@@ -217,10 +219,6 @@ struct ProxyResponder: Sendable {
             let sent = record.bodyBytes - before
             guard sent == range.count64 else { throw ProxyStreamError.shortRead(expected: range.count64, sent: sent) }
         }
-        // A segment a playlist named, all read: what follows it in its playlist is read ahead of the player.
-        // Not sooner: on a slow link the read-ahead would take bandwidth from the segment the player waits for.
-        // Not later either: a player that hangs up once it has the bytes may cancel this task before `.end`.
-        if extent == .whole { readAhead.played(origin, range: Self.firstRead(head)) }
         if let closing { try await writer.write(.body(.byteBuffer(ByteBuffer(string: closing)))) }
         try await writer.write(.end(nil))
     }

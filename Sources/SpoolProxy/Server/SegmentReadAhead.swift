@@ -9,7 +9,8 @@ import Spool
 /// per slot: the variants of a master share one (a player plays one of them at a time, so switching variant
 /// cancels the other's read-ahead at once), each rendition type another. It reads segments in order, one at a
 /// time, whole, at prefetch priority: it gives way to playback reads, and a player asking for a segment it is
-/// reading shares its origin request. It stops `window` seconds (or bytes) past the player's position.
+/// reading shares its origin request. It starts with the player's own segment, which it gets once the player's
+/// read has it, and stops `window` seconds (or bytes) past the player's position.
 final class SegmentReadAhead: Sendable {
     /// How far ahead of the player segments are read.
     struct Window: Sendable {
@@ -183,11 +184,15 @@ final class SegmentReadAhead: Sendable {
         }
     }
 
-    /// The first segment of `segments` after `position`, within `window`, not in `done`.
+    /// The first segment of `segments` from `position` on, within `window` past it, not in `done`. The segment
+    /// at `position` (the player's) comes first: reading it at prefetch priority waits until the player's own
+    /// read has it (sharing its origin request), so that nothing is read ahead while the link still carries the
+    /// segment the player waits for.
     private static func next(
         in segments: [Segment], after position: Int, window: Window, skipping done: Set<Int>, sizes: [Int: Int64],
         average: Int64
     ) -> (Int, Segment)? {
+        if position < segments.count, !done.contains(position) { return (position, segments[position]) }
         var seconds = 0.0
         var bytes: Int64 = 0
         for index in (position + 1)..<max(position + 1, segments.count) {

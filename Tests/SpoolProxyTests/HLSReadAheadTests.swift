@@ -28,8 +28,8 @@ final class HLSReadAheadTests: XCTestCase {
         XCTAssertEqual(requests.count, Set(requests).count, "each segment fetched once: \(requests)")
     }
 
-    /// On loopback a read-ahead ends before the player switches, so the cancelling of the variant left behind is
-    /// not observed here; that the new variant is read ahead, from where the player asked, is.
+    /// On loopback a read-ahead ends before the player switches (the slow-link case below sees it stopped);
+    /// here, that the new variant is read ahead from where the player asked.
     func testSwitchingVariantMovesTheReadAheadToTheNewVariant() async throws {
         let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(readAheadSeconds: 1.5))
         let low = try writeStream(fixture, name: "low", count: 4)
@@ -57,6 +57,41 @@ final class HLSReadAheadTests: XCTestCase {
         try await Task.sleep(for: .milliseconds(300))
         XCTAssertEqual(cachedBytes(fixture, high[3]), 0, "1.5 s past segment 1 ends at segment 2")
         XCTAssertEqual(cachedBytes(fixture, high[0]) + cachedBytes(fixture, low[3]), 0, "only ahead of the player")
+    }
+
+    /// Over a slow link a read-ahead is still running when the player switches variant: it stops there.
+    func testSwitchingVariantOverASlowLinkStopsTheOtherVariantsReadAhead() async throws {
+        let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(readAheadSeconds: 30))
+        // 150 KB segments take about 0.3 s each at 4 Mbit/s.
+        let link = try LinkEmulator(
+            upstreamPort: fixture.nginx.port,
+            profile: LinkProfile(name: "slow", roundTrip: 0.02, bitsPerSecond: 4_000_000))
+        defer { link.stop() }
+        _ = try writeStream(fixture, name: "low", count: 8)
+        _ = try writeStream(fixture, name: "high", count: 8)
+        // Through the link: the URLs the proxy caches.
+        let high = (0..<8).map { link.url(for: "/high\($0).ts") }
+        let master =
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nlow.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nhigh.m3u8\n"
+        try master.write(to: fixture.www.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
+        let base = try XCTUnwrap(fixture.proxy.baseURL)
+        func get(_ path: some StringProtocol) async throws -> Data {
+            let url = try XCTUnwrap(URL(string: String(path), relativeTo: base))
+            return try await offPool { try Curl.fetch(url).body }
+        }
+        func lines(_ body: Data) -> [Substring] {
+            String(decoding: body, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("/w/") }
+        }
+        let variants = lines(try await get(try fixture.proxy.url(for: link.url(for: "/master.m3u8")).path))
+        _ = try await get(lines(try await get(variants[0]))[0])
+        // The low variant's read-ahead has begun (30 s of window: all seven segments after the first).
+        let highSegments = lines(try await get(variants[1]))
+        _ = try await get(highSegments[0])
+        try await waitUntilCached(fixture, high[1...2], attempts: 200)
+        try await Task.sleep(for: .milliseconds(600))
+        let low = Set(try fixture.nginx.accessLog().map(\.path).filter { $0.hasPrefix("/low") && $0.hasSuffix(".ts") })
+        XCTAssertLessThanOrEqual(low.count, 3, "the low variant's read-ahead went on after the switch: \(low.sorted())")
+        XCTAssertTrue(low.contains("/low0.ts"))
     }
 
     func testNoReadAheadWhenTurnedOff() async throws {
@@ -90,9 +125,10 @@ final class HLSReadAheadTests: XCTestCase {
     }
 
     private func waitUntilCached(
-        _ fixture: ProxyFixture, _ urls: ArraySlice<URL>, file: StaticString = #filePath, line: UInt = #line
+        _ fixture: ProxyFixture, _ urls: ArraySlice<URL>, attempts: Int = 100, file: StaticString = #filePath,
+        line: UInt = #line
     ) async throws {
-        for _ in 0..<100 {
+        for _ in 0..<attempts {
             if urls.allSatisfy({ cachedBytes(fixture, $0) == 150_000 }) { return }
             try await Task.sleep(for: .milliseconds(50))
         }

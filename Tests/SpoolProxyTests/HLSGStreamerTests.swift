@@ -9,19 +9,8 @@ final class HLSGStreamerTests: XCTestCase {
     func testAnEncryptedStreamWithAbsoluteURIs() async throws {
         let (ffmpeg, gst) = try Self.tools()
         let fixture = try await ProxyFixture(test: self)
-        let origin = fixture.nginx.baseURL.absoluteString
-        let www = fixture.www.path
-        try Data((0..<16).map { UInt8(($0 * 13 + 7) & 0xFF) }).write(to: fixture.www.appendingPathComponent("g.key"))
-        let keyInfo = fixture.www.deletingLastPathComponent().appendingPathComponent("keyinfo")
-        try "\(origin)/g.key\n\(www)/g.key\n".write(to: keyInfo, atomically: true, encoding: .utf8)
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-c:v", "mpeg2video", "-q:v", "4", "-g", "25", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
-                "-hls_playlist_type", "vod", "-hls_key_info_file", keyInfo.path, "-hls_base_url", "\(origin)/",
-                "-hls_segment_filename", "\(www)/g%d.ts", "\(www)/g.m3u8",
-            ])
+        try await generateEncryptedTS(
+            fixture, ffmpeg, playlist: "g.m3u8", key: "g.key", segments: "g%d.ts", absoluteSegments: true)
         let direct = try await playBothWays(fixture, "g.m3u8", gst, audio: false)
         XCTAssertEqual(direct.video.count, 150)
         try await assertPlaysOffline(fixture, "g.m3u8", like: direct, gst, audio: false)
@@ -30,15 +19,7 @@ final class HLSGStreamerTests: XCTestCase {
     func testFragmentedMP4InOneFileWithByteRanges() async throws {
         let (ffmpeg, gst) = try Self.tools()
         let fixture = try await ProxyFixture(test: self)
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-c:v", "mpeg4", "-q:v",
-                "4", "-g", "25", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "2",
-                "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-hls_flags", "single_file",
-                "-hls_fmp4_init_filename", "f.mp4", fixture.www.appendingPathComponent("f.m3u8").path,
-            ])
+        try await generateSingleFileFMP4(fixture, ffmpeg, playlist: "f.m3u8", initName: "f.mp4")
         let direct = try await playBothWays(fixture, "f.m3u8", gst, audio: true)
         XCTAssertEqual(direct.video.count, 150)
         XCTAssertGreaterThan(direct.audio.count, 200)
@@ -48,18 +29,8 @@ final class HLSGStreamerTests: XCTestCase {
     func testAMasterWithTwoVariantsAndAnAudioRendition() async throws {
         let (ffmpeg, gst) = try Self.tools()
         let fixture = try await ProxyFixture(test: self)
-        let www = fixture.www.path
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6",
-                "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "mpeg2video", "-c:a", "aac", "-b:a", "64k",
-                "-b:v:0", "800k", "-b:v:1", "200k", "-s:v:1", "160x120", "-g", "25", "-f", "hls", "-hls_time", "2",
-                "-hls_playlist_type", "vod", "-master_pl_name", "m.m3u8",
-                "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes",
-                "-hls_segment_filename", "\(www)/m%v_%d.ts", "\(www)/m%v.m3u8",
-            ])
+        try await generateMaster(
+            fixture, ffmpeg, master: "m.m3u8", prefix: "m", variants: [("800k", nil), ("200k", "160x120")])
         // `connection-speed` holds the demuxer to the highest variant: adaptive switching would make the
         // frames depend on timing.
         let direct = try await playBothWays(fixture, "m.m3u8", gst, audio: true, connectionSpeed: 100_000)

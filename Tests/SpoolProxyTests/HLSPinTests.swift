@@ -56,26 +56,10 @@ final class HLSPinTests: XCTestCase {
     func testAnEncryptedStreamAndASingleFileStreamPlayOffline() async throws {
         let ffmpeg = try Self.ffmpeg()
         let fixture = try await ProxyFixture(test: self)
-        let origin = fixture.nginx.baseURL.absoluteString
-        let www = fixture.www.path
-        try Data((0..<16).map { UInt8(($0 * 29 + 3) & 0xFF) }).write(to: fixture.www.appendingPathComponent("k.key"))
-        let keyInfo = fixture.www.deletingLastPathComponent().appendingPathComponent("keyinfo")
-        try "\(origin)/k.key\n\(www)/k.key\n".write(to: keyInfo, atomically: true, encoding: .utf8)
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
-                "-c:v", "mpeg2video", "-q:v", "4", "-g", "25", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
-                "-hls_playlist_type", "vod", "-hls_key_info_file", keyInfo.path, "\(www)/enc.m3u8",
-            ])
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
-                "-c:v", "mpeg4", "-q:v", "4", "-g", "25", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod",
-                "-hls_segment_type", "fmp4", "-hls_flags", "single_file", "-hls_fmp4_init_filename", "one.mp4",
-                "\(www)/one.m3u8",
-            ])
+        try await generateEncryptedTS(
+            fixture, ffmpeg, playlist: "enc.m3u8", key: "k.key", segments: "enc%d.ts", seconds: 4)
+        try await generateSingleFileFMP4(
+            fixture, ffmpeg, playlist: "one.m3u8", seconds: 4, segmentSeconds: 1, audio: false, initName: "one.mp4")
         let pinning = HLSPinning(cache: fixture.cache)
         let encrypted = try await pinning.pin(fixture.originURL("enc.m3u8"))
         XCTAssertTrue(encrypted.resources.contains(fixture.originURL("k.key")), "the key is pinned")
@@ -119,18 +103,8 @@ final class HLSPinTests: XCTestCase {
 
     /// A master with a 160x120 variant at 200 kbit/s, a 320x240 one at 800 kbit/s and an audio rendition.
     private func generateMaster(_ fixture: ProxyFixture, _ ffmpeg: ExternalCommand) async throws {
-        let www = fixture.www.path
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6",
-                "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "mpeg2video", "-c:a", "aac", "-b:a", "64k",
-                "-b:v:0", "200k", "-s:v:0", "160x120", "-b:v:1", "800k", "-g", "25", "-f", "hls", "-hls_time", "2",
-                "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
-                "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes",
-                "-hls_segment_filename", "\(www)/v%v_%d.ts", "\(www)/v%v.m3u8",
-            ])
+        try await generateMaster(
+            fixture, ffmpeg, master: "master.m3u8", prefix: "v", variants: [("200k", "160x120"), ("800k", nil)])
     }
 }
 

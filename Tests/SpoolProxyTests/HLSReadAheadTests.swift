@@ -10,17 +10,15 @@ final class HLSReadAheadTests: XCTestCase {
     func testTheNextSegmentsWithinTheWindowAreCachedAndTheWindowMovesWithThePlayer() async throws {
         let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(readAheadSeconds: 2.5))
         let segments = try writeStream(fixture, name: "a", count: 6)
-        let playlist = try await offPool { try Curl.fetch(try fixture.proxyURL("a.m3u8")) }
-        let paths = String(decoding: playlist.body, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("/w/") }
+        let paths = Self.proxyPaths(in: try await Self.get(try fixture.proxyURL("a.m3u8").path, from: fixture))
         XCTAssertEqual(paths.count, 6)
-        let base = try XCTUnwrap(fixture.proxy.baseURL)
 
-        _ = try await offPool { try Curl.fetch(URL(string: String(paths[0]), relativeTo: base)!) }
+        _ = try await Self.get(paths[0], from: fixture)
         try await waitUntilCached(fixture, segments[1...2])
         try await Task.sleep(for: .milliseconds(300))
         XCTAssertEqual(cachedBytes(fixture, segments[3]), 0, "2.5 s past segment 0 ends at segment 2")
 
-        _ = try await offPool { try Curl.fetch(URL(string: String(paths[2]), relativeTo: base)!) }
+        _ = try await Self.get(paths[2], from: fixture)
         try await waitUntilCached(fixture, segments[3...4])
         try await Task.sleep(for: .milliseconds(300))
         XCTAssertEqual(cachedBytes(fixture, segments[5]), 0)
@@ -34,17 +32,9 @@ final class HLSReadAheadTests: XCTestCase {
         let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(readAheadSeconds: 1.5))
         let low = try writeStream(fixture, name: "low", count: 4)
         let high = try writeStream(fixture, name: "high", count: 4)
-        let master =
-            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nlow.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nhigh.m3u8\n"
-        try master.write(to: fixture.www.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
-        let base = try XCTUnwrap(fixture.proxy.baseURL)
-        func get(_ path: some StringProtocol) async throws -> Data {
-            let url = try XCTUnwrap(URL(string: String(path), relativeTo: base))
-            return try await offPool { try Curl.fetch(url).body }
-        }
-        func lines(_ body: Data) -> [Substring] {
-            String(decoding: body, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("/w/") }
-        }
+        try writeMaster(fixture)
+        func get(_ path: some StringProtocol) async throws -> Data { try await Self.get(path, from: fixture) }
+        let lines = Self.proxyPaths
         let variants = lines(try await get(try fixture.proxyURL("master.m3u8").path))
         XCTAssertEqual(variants.count, 2)
         let lowSegments = lines(try await get(variants[0]))
@@ -71,17 +61,9 @@ final class HLSReadAheadTests: XCTestCase {
         _ = try writeStream(fixture, name: "high", count: 8)
         // Through the link: the URLs the proxy caches.
         let high = (0..<8).map { link.url(for: "/high\($0).ts") }
-        let master =
-            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nlow.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nhigh.m3u8\n"
-        try master.write(to: fixture.www.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
-        let base = try XCTUnwrap(fixture.proxy.baseURL)
-        func get(_ path: some StringProtocol) async throws -> Data {
-            let url = try XCTUnwrap(URL(string: String(path), relativeTo: base))
-            return try await offPool { try Curl.fetch(url).body }
-        }
-        func lines(_ body: Data) -> [Substring] {
-            String(decoding: body, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("/w/") }
-        }
+        try writeMaster(fixture)
+        func get(_ path: some StringProtocol) async throws -> Data { try await Self.get(path, from: fixture) }
+        let lines = Self.proxyPaths
         let variants = lines(try await get(try fixture.proxy.url(for: link.url(for: "/master.m3u8")).path))
         _ = try await get(lines(try await get(variants[0]))[0])
         // The low variant's read-ahead has begun (30 s of window: all seven segments after the first).
@@ -97,11 +79,8 @@ final class HLSReadAheadTests: XCTestCase {
     func testNoReadAheadWhenTurnedOff() async throws {
         let fixture = try await ProxyFixture(test: self, configuration: ProxyConfiguration(readAheadSeconds: 0))
         let segments = try writeStream(fixture, name: "a", count: 3)
-        let playlist = try await offPool { try Curl.fetch(try fixture.proxyURL("a.m3u8")) }
-        let first = try XCTUnwrap(
-            String(decoding: playlist.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("/w/") })
-        let base = try XCTUnwrap(fixture.proxy.baseURL)
-        _ = try await offPool { try Curl.fetch(URL(string: String(first), relativeTo: base)!) }
+        let paths = Self.proxyPaths(in: try await Self.get(try fixture.proxyURL("a.m3u8").path, from: fixture))
+        _ = try await Self.get(try XCTUnwrap(paths.first), from: fixture)
         try await Task.sleep(for: .milliseconds(500))
         XCTAssertEqual(cachedBytes(fixture, segments[1]), 0)
     }
@@ -118,6 +97,24 @@ final class HLSReadAheadTests: XCTestCase {
         try (text + "#EXT-X-ENDLIST\n").write(
             to: fixture.www.appendingPathComponent("\(name).m3u8"), atomically: true, encoding: .utf8)
         return urls
+    }
+
+    /// A master naming `low.m3u8` (100 kbit/s) and `high.m3u8` (900 kbit/s).
+    private func writeMaster(_ fixture: ProxyFixture) throws {
+        let master =
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nlow.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nhigh.m3u8\n"
+        try master.write(to: fixture.www.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
+    }
+
+    /// The body of the proxy's answer to `path`, as a player gets it.
+    private static func get(_ path: some StringProtocol, from fixture: ProxyFixture) async throws -> Data {
+        let url = try XCTUnwrap(URL(string: String(path), relativeTo: try XCTUnwrap(fixture.proxy.baseURL)))
+        return try await offPool { try Curl.fetch(url).body }
+    }
+
+    /// The proxy paths a rewritten playlist names, in order.
+    private static func proxyPaths(in body: Data) -> [Substring] {
+        String(decoding: body, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("/w/") }
     }
 
     private func cachedBytes(_ fixture: ProxyFixture, _ url: URL) -> Int64 {

@@ -12,20 +12,9 @@ final class HLSThroughProxyTests: XCTestCase {
         let fixture = try await ProxyFixture(test: self)
         let origin = fixture.nginx.baseURL.absoluteString
         // An AES-128 key on the origin, named by an absolute URI; segments named by absolute URIs too.
-        try Data((0..<16).map { UInt8(($0 * 37 + 11) & 0xFF) }).write(to: fixture.www.appendingPathComponent("enc.key"))
-        let keyInfo = fixture.www.deletingLastPathComponent().appendingPathComponent("keyinfo")
-        try "\(origin)/enc.key\n\(fixture.www.appendingPathComponent("enc.key").path)\n".write(
-            to: keyInfo, atomically: true, encoding: .utf8)
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-vf", "noise=alls=12:allf=t", "-c:v", "mpeg2video", "-q:v", "4", "-g", "25",
-                "-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_playlist_type", "vod",
-                "-hls_key_info_file", keyInfo.path, "-hls_base_url", "\(origin)/",
-                "-hls_segment_filename", fixture.www.appendingPathComponent("seg%d.ts").path,
-                fixture.www.appendingPathComponent("index.m3u8").path,
-            ])
+        try await generateEncryptedTS(
+            fixture, ffmpeg, playlist: "index.m3u8", key: "enc.key", segments: "seg%d.ts", absoluteSegments: true,
+            videoFilter: "noise=alls=12:allf=t")
         let playlistText = try String(contentsOf: fixture.www.appendingPathComponent("index.m3u8"), encoding: .utf8)
         XCTAssertTrue(playlistText.contains("URI=\"\(origin)/enc.key\""), playlistText)
         XCTAssertTrue(playlistText.contains("\(origin)/seg0.ts"), playlistText)
@@ -49,15 +38,7 @@ final class HLSThroughProxyTests: XCTestCase {
     func testFragmentedMP4InOneFileWithByteRangesIsOneEntryAndOneRequestPerRange() async throws {
         let ffmpeg = try Self.ffmpeg()
         let fixture = try await ProxyFixture(test: self)
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-c:v", "mpeg4", "-q:v",
-                "4", "-g", "25", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "2",
-                "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-hls_flags", "single_file",
-                fixture.www.appendingPathComponent("index.m3u8").path,
-            ])
+        try await generateSingleFileFMP4(fixture, ffmpeg, playlist: "index.m3u8")
         let playlistText = try String(contentsOf: fixture.www.appendingPathComponent("index.m3u8"), encoding: .utf8)
         XCTAssertTrue(playlistText.contains("#EXT-X-MAP:URI=\"index.m4s\",BYTERANGE="), playlistText)
         XCTAssertTrue(playlistText.contains("#EXT-X-BYTERANGE:"), playlistText)
@@ -79,18 +60,8 @@ final class HLSThroughProxyTests: XCTestCase {
     func testAMasterKeepsEveryVariantAndItsAudioRendition() async throws {
         let ffmpeg = try Self.ffmpeg()
         let fixture = try await ProxyFixture(test: self)
-        let www = fixture.www.path
-        try await generate(
-            with: ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6",
-                "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "mpeg2video", "-c:a", "aac", "-b:a", "64k",
-                "-b:v:0", "400k", "-b:v:1", "800k", "-s:v:1", "160x120", "-g", "25", "-f", "hls", "-hls_time", "2",
-                "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
-                "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes",
-                "-hls_segment_filename", "\(www)/v%v_%d.ts", "\(www)/v%v.m3u8",
-            ])
+        try await generateMaster(
+            fixture, ffmpeg, master: "master.m3u8", prefix: "v", variants: [("400k", nil), ("800k", "160x120")])
         let master = try await Curl.fetch(try fixture.proxyURL("master.m3u8"))
         let text = String(decoding: master.body, as: UTF8.self)
         XCTAssertEqual(text.components(separatedBy: "#EXT-X-STREAM-INF").count - 1, 2, "both variants: \(text)")

@@ -75,6 +75,19 @@ public final class SpoolCache: Sendable {
         return count
     }
 
+    /// The bytes of `range` of `resource` in memory, read whole (`ReadExtent.whole`: one origin request for
+    /// what is missing): for small resources a caller parses, such as HLS playlists.
+    package func data(of resource: Resource, in range: Range<Int64>) async throws -> Data {
+        var data = Data()
+        data.reserveCapacity(Int(range.upperBound - range.lowerBound))
+        for try await chunk in read(
+            resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, extent: .whole)
+        {
+            data.append(chunk)
+        }
+        return data
+    }
+
     /// The content information of `resource`: from the cache when known, else from the origin. An HTTP
     /// origin is asked with a first range request rather than a `HEAD`, and the bytes it brings are cached:
     /// `firstRead` says which bytes will be read first (by default the start of the resource), so that the

@@ -68,7 +68,7 @@ public struct HLSPinning: Sendable {
         let info = try await cache.contentInfo(for: Resource(url: url))
         if HLSPlaylist.isPlaylistType(info.mimeType) { return true }
         guard info.length > 0, info.length <= Self.maximumPlaylistBytes else { return false }
-        return HLSPlaylist.startsPlaylist(try await read(Resource(url: url), length: min(info.length, 16)))
+        return HLSPlaylist.startsPlaylist(try await cache.data(of: Resource(url: url), in: 0..<min(info.length, 16)))
     }
 
     /// Pins the stream whose master or media playlist is at `url`: of a master, the `variants` chosen and the
@@ -119,17 +119,11 @@ public struct HLSPinning: Sendable {
         let resource = Resource(url: url)
         let info = try await cache.contentInfo(for: resource, extent: .whole)
         guard info.length <= Self.maximumPlaylistBytes else { throw Failure.tooLarge(url, info.length) }
-        let data = try await read(resource, length: info.length)
+        let data = try await cache.data(of: resource, in: 0..<info.length)
         guard let playlist = HLSPlaylist(data, url: info.location ?? url, map: { _ in nil }) else {
             throw Failure.notAPlaylist(url)
         }
         return playlist
-    }
-
-    private func read(_ resource: Resource, length: Int64) async throws -> Data {
-        var data = Data()
-        for try await chunk in cache.read(resource, from: 0, length: length, extent: .whole) { data.append(chunk) }
-        return data
     }
 
     fileprivate func pinOne(_ url: URL) async throws -> Int64 {

@@ -27,10 +27,10 @@ extension ProxyResponder {
             let prefix = 0..<min(info.length, 16)
             let start = Self.firstRead(head)?.lowerBound ?? 0
             guard start == 0 || storedBefore.contains(prefix),
-                HLSPlaylist.startsPlaylist(try await readAll(resource, prefix))
+                HLSPlaylist.startsPlaylist(try await cache.data(of: resource, in: prefix))
             else { return nil }
         }
-        let data = try await readAll(resource, 0..<info.length)
+        let data = try await cache.data(of: resource, in: 0..<info.length)
         guard let playlist = rewrite(data, info: info, origin: origin, note: &note) else { return nil }
         guard playlist.isLive else { return playlist }
         // Live: what this request fetched is new; what was stored before it is of unknown age.
@@ -90,7 +90,7 @@ extension ProxyResponder {
         if let parsed = HLSPlaylist(data, url: origin, map: { _ in nil }), !parsed.isLive {
             cache.remove(resource)
             if let stored = try? await cache.contentInfo(for: resource), stored.length <= Self.maximumPlaylistBytes,
-                let ended = try? await readAll(resource, 0..<stored.length)
+                let ended = try? await cache.data(of: resource, in: 0..<stored.length)
             {
                 return LivePlaylists.Copy(data: ended, info: stored, fetched: fetched)
             }
@@ -139,15 +139,5 @@ extension ProxyResponder {
 
     private static func isKey(_ role: HLSPlaylist.Reference.Role) -> Bool {
         role == .key || role == .sessionKey
-    }
-
-    private func readAll(_ resource: Resource, _ range: Range<Int64>) async throws -> Data {
-        let length = range.upperBound - range.lowerBound
-        var data = Data()
-        data.reserveCapacity(Int(length))
-        for try await chunk in cache.read(resource, from: range.lowerBound, length: length, extent: .whole) {
-            data.append(chunk)
-        }
-        return data
     }
 }

@@ -231,6 +231,11 @@ final class HLSPlaylistTests: XCTestCase {
         XCTAssertTrue(HLSPlaylist.isPlaylistType("audio/mpegurl"))
         XCTAssertFalse(HLSPlaylist.isPlaylistType("video/mp2t"))
         XCTAssertFalse(HLSPlaylist.isPlaylistType(nil))
+        XCTAssertTrue(HLSPlaylist.isPlaylistType(" \taudio/x-mpegURL \t;charset=utf-8"))
+        XCTAssertFalse(HLSPlaylist.isPlaylistType("audio/mpegurl2"))
+        XCTAssertFalse(HLSPlaylist.isPlaylistType("audio/mpegur"))
+        XCTAssertFalse(HLSPlaylist.isPlaylistType("audio/mpeg url"))
+        XCTAssertFalse(HLSPlaylist.isPlaylistType(""))
     }
 
     func testAHugePlaylistIsRewrittenWhole() throws {

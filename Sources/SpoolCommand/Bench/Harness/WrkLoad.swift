@@ -7,6 +7,8 @@ struct WrkLoad: Sendable {
     /// What one wrk run measured.
     struct Result: Sendable {
         var requestsPerSecond: Double
+        /// The requests completed.
+        var requests: Int
         var bytesPerSecond: Double
         /// Connect, read, write and timeout errors plus responses with a status other than 2xx or 3xx.
         var errors: Int
@@ -44,7 +46,7 @@ struct WrkLoad: Sendable {
         }
         let duration = numbers[0] / 1e6
         return Result(
-            requestsPerSecond: numbers[1] / duration, bytesPerSecond: numbers[2] / duration,
+            requestsPerSecond: numbers[1] / duration, requests: Int(numbers[1]), bytesPerSecond: numbers[2] / duration,
             errors: Int(numbers[3...7].reduce(0, +)), p99Latency: numbers[8] / 1e6)
     }
 

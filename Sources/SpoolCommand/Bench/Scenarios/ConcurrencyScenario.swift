@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTesting
 
 /// Scenario 7: many wrk connections asking for random ranges of a cached file through `spool serve`, against
 /// nginx serving it directly: requests per second, errors, and the slowest requests.
@@ -19,14 +20,25 @@ struct ConcurrencyScenario {
         var latency = BenchRow(
             id: "7c", title: "99th percentile latency under that load", unit: .seconds, higherIsBetter: false,
             referenceName: "nginx direct")
+        var cpu = BenchRow(
+            id: "7d", title: "server CPU per 1000 requests under that load", unit: .seconds, higherIsBetter: false,
+            referenceName: "nginx direct")
         var throughput: [Double] = []
         let proxied = try server.url(for: rig.originURL(.throughput))
         for run in 0..<plan.runs {
             progress("wrk, run \(run + 1) of \(plan.runs) (\(plan.wrkSeconds) s each)")
             let order = run % 2 == 0 ? [true, false] : [false, true]
             for viaSpool in order {
+                // The server's own processes only: wrk's share of the cores is the same for both.
+                let measured = viaSpool ? server.process.pid : rig.origin.processIdentifier
+                let before = measured.flatMap(ProcessCPU.seconds(ofProcessTree:))
                 let result = try load.run(
                     viaSpool ? proxied : rig.directURL(.throughput), size: rig.size(.throughput), seed: run + 1)
+                let after = measured.flatMap(ProcessCPU.seconds(ofProcessTree:))
+                if let before, let after, result.requests > 0 {
+                    let perThousand = (after - before) / Double(result.requests) * 1000
+                    if viaSpool { cpu.spool.append(perThousand) } else { cpu.reference.append(perThousand) }
+                }
                 if viaSpool {
                     rate.spool.append(result.requestsPerSecond)
                     errors.spool.append(Double(result.errors))
@@ -43,6 +55,9 @@ struct ConcurrencyScenario {
             String(
                 format: "through Spool: %.0f MB/s of bodies (median); wrk and the server share the cores",
                 (BenchRow.median(throughput) ?? 0) / 1e6))
-        return [rate, errors, latency]
+        cpu.notes.append(
+            "less noisy than 7a and 7c, which depend on how the scheduler shares the cores between wrk and the "
+                + "server; CPU time as in 1b")
+        return [rate, errors, latency, cpu]
     }
 }

@@ -60,6 +60,10 @@ public final class SpoolProxy: Sendable {
     /// that it is listening, as after an app returns from the background.
     public static let pingPath = "/ping"
 
+    /// The path the proxy answers with its cache's `CacheStatistics` as JSON (bytes served from the cache and
+    /// from the origin, fetched, evicted, the hit ratio), for an app's analytics or a dashboard.
+    public static let statisticsPath = "/statistics"
+
     /// The base URL while the proxy runs.
     public var baseURL: URL? {
         state.withLockedValue { state in

@@ -75,12 +75,14 @@ final class Evictor: Sendable {
     /// Brings the cache within its limits; on `queue` only. `active` are the engines open and in use in this
     /// process, `idle` what the engines kept open though unused hold (they count as closed, and their records
     /// may lag behind), `incoming` bytes about to be written; `remove` deletes an idle entry unless it is in
-    /// use (returns whether it did).
+    /// use (returns whether it did). Returns the bytes removed.
+    @discardableResult
     func enforce(
         active: [String: ResourceEngine], idle idleEngines: [String: Summary], incoming: Int64,
         remove removeEntry: (String) -> Bool
-    ) {
-        guard isActive else { return }
+    ) -> Int64 {
+        guard isActive else { return 0 }
+        var evicted: Int64 = 0
         func remove(_ key: String) -> Bool {
             guard removeEntry(key) else { return false }
             noteClosed(key: key, record: nil)
@@ -98,20 +100,29 @@ final class Evictor: Sendable {
 
         if let maxAge = limits.maxAge {
             for entry in idle where !entry.pinned && now.timeIntervalSince(entry.lastAccess) > maxAge {
-                if remove(entry.key) { total -= entry.bytes }
+                if remove(entry.key) {
+                    total -= entry.bytes
+                    evicted += entry.bytes
+                }
             }
             idle.removeAll { !$0.pinned && now.timeIntervalSince($0.lastAccess) > maxAge }
         }
-        guard let maxBytes = limits.maxBytes, total > maxBytes else { return }
+        guard let maxBytes = limits.maxBytes, total > maxBytes else { return evicted }
         for entry in idle.filter({ !$0.pinned }).sorted(by: { $0.lastAccess < $1.lastAccess }) {
-            guard total > maxBytes else { return }
-            if remove(entry.key) { total -= entry.bytes }
+            guard total > maxBytes else { return evicted }
+            if remove(entry.key) {
+                total -= entry.bytes
+                evicted += entry.bytes
+            }
         }
         // Only entries being read are left over the limit: they give up their least recently used blocks,
         // never the ones their readers are about to read.
         for engine in active.values where engine.summary?.pinned == false {
-            guard total > maxBytes else { return }
-            total -= engine.shed(total - maxBytes)
+            guard total > maxBytes else { return evicted }
+            let shed = engine.shed(total - maxBytes)
+            total -= shed
+            evicted += shed
         }
+        return evicted
     }
 }

@@ -17,13 +17,16 @@ public final class SpoolCache: Sendable {
     public let configuration: SpoolConfiguration
     private let store: DiskStore
     private let open: OpenEntries
-    private let gate = PlaybackGate()
+    /// Lets reads ahead of playback give way to it, cache-wide.
+    let gate = PlaybackGate()
     private let codec: any BlockCodec
     private let problems: ProblemReporter
     private let evictor: Evictor
     private let linkMonitor = LinkMonitor()
     private let checked = CheckedBlocks()
     private let keys: CacheKeys
+    /// What the cache served, fetched and evicted (`statistics`).
+    let statisticsCounter: StatisticsCounter
 
     /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
     /// reads the index records to apply them.
@@ -35,6 +38,7 @@ public final class SpoolCache: Sendable {
         evictor = Evictor(limits: configuration.limits, store: store, clock: configuration.clock)
         open = OpenEntries(store: store, evictor: evictor)
         keys = CacheKeys(policy: configuration.cacheKeyPolicy)
+        statisticsCounter = StatisticsCounter(directory: configuration.directory, clock: configuration.clock)
         enforceLimits()
     }
 
@@ -77,12 +81,17 @@ public final class SpoolCache: Sendable {
 
     /// The bytes of `range` of `resource` in memory, read whole (`ReadExtent.whole`: one origin request for
     /// what is missing): for small resources a caller parses, such as HLS playlists.
-    package func data(of resource: Resource, in range: Range<Int64>) async throws -> Data {
+    package func data(of resource: Resource, in range: Range<Int64>, priority: ReadPriority = .playback)
+        async throws -> Data
+    {
         var data = Data()
         data.reserveCapacity(Int(range.upperBound - range.lowerBound))
-        for try await chunk in read(
-            resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, extent: .whole)
-        {
+        // The cache's own reads of what it parses serve no player: not counted (`CacheStatistics`).
+        let stream = ByteStream(
+            acquire: { self.acquire(resource) }, offset: range.lowerBound, length: range.upperBound - range.lowerBound,
+            priority: priority, extent: .whole, gate: gate, countsServed: false,
+            release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
+        for try await chunk in stream {
             data.append(chunk)
         }
         return data
@@ -236,7 +245,7 @@ public final class SpoolCache: Sendable {
         let active = engines.filter { !$0.value.isIdle && $0.value.isOpen }
         var idle: [String: Evictor.Summary] = [:]
         for (key, engine) in engines where active[key] == nil { idle[key] = engine.summary }
-        evictor.enforce(active: active, idle: idle, incoming: incoming) { key in
+        let evicted = evictor.enforce(active: active, idle: idle, incoming: incoming) { key in
             // Taken out of the map under its lock, so no reader can pick the engine up while the entry goes; a
             // new engine of it opens once the removal is done.
             guard let leaving = open.takeForRemoval(key) else { return false }
@@ -246,6 +255,7 @@ public final class SpoolCache: Sendable {
             checked.forget(key: key)
             return true
         }
+        statisticsCounter.evicted(evicted)
     }
 
     /// Waits for running origin requests to end and writes every index record; call it before the process
@@ -254,12 +264,14 @@ public final class SpoolCache: Sendable {
         let active = Array(open.all.values)
         for engine in active { await engine.settle() }
         for engine in active { await open.closeNow(engine) }
+        _ = try? await BlockingIO.run { [statisticsCounter] in statisticsCounter.flush() }
     }
 
     /// A cache dropped without `close()` still leaves its index up to date (index writes during downloads run
     /// in the background and may not have happened yet); entries being read on close when they go idle.
     deinit {
         open.closeBlocking()
+        statisticsCounter.flush()
     }
 
     private func entry(key: String) -> CacheEntry? {
@@ -280,7 +292,7 @@ public final class SpoolCache: Sendable {
     private var environment: EngineEnvironment {
         EngineEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
-            problems: problems, link: linkMonitor, checked: checked,
+            problems: problems, link: linkMonitor, checked: checked, statistics: statisticsCounter,
             willWrite: { [weak self] bytes in
                 guard let self, self.evictor.noteWritten(bytes) else { return false }
                 await self.makeRoom(for: bytes)
@@ -296,5 +308,8 @@ public final class SpoolCache: Sendable {
 
     private func release(_ engine: ResourceEngine) {
         open.release(engine)
+        if statisticsCounter.isFlushDue() {
+            BlockingIO.start { [statisticsCounter] in statisticsCounter.flush() }
+        }
     }
 }

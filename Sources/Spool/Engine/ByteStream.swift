@@ -18,6 +18,9 @@ public struct ByteStream: AsyncSequence, Sendable {
     fileprivate let extent: ReadExtent
     fileprivate let gate: PlaybackGate
     fileprivate let consumer: (@Sendable () async throws -> Void)?
+    /// Whether a playback read's bytes count as served (`CacheStatistics`); not for the cache's own reads of
+    /// what it parses.
+    fileprivate let countsServed: Bool
     fileprivate let release: @Sendable (ResourceEngine) -> Void
 
     /// A stream that takes its engine with `acquire` when iteration starts and gives it back with `release`
@@ -25,8 +28,9 @@ public struct ByteStream: AsyncSequence, Sendable {
     init(
         acquire: @escaping @Sendable () -> ResourceEngine, offset: Int64, length: Int64?, priority: ReadPriority,
         extent: ReadExtent = .mayStopEarly, gate: PlaybackGate, consumer: (@Sendable () async throws -> Void)? = nil,
-        release: @escaping @Sendable (ResourceEngine) -> Void
+        countsServed: Bool = true, release: @escaping @Sendable (ResourceEngine) -> Void
     ) {
+        self.countsServed = countsServed
         self.acquire = acquire
         self.offset = offset
         self.length = length
@@ -109,7 +113,7 @@ private final class ReadSession: @unchecked Sendable {
             guard
                 let part = try await engine.nextPart(
                     reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
-                    consumer: stream.consumer, revoke: revoke)
+                    consumer: stream.consumer, revoke: revoke, countsServed: stream.countsServed)
             else {
                 finish()
                 return nil

@@ -12,6 +12,8 @@ struct EngineEnvironment: Sendable {
     let link: LinkMonitor
     /// The blocks checked in this process, kept across an entry's close and reopening.
     let checked: CheckedBlocks
+    /// Counts bytes served, fetched and evicted (`SpoolCache.statistics`).
+    let statistics: StatisticsCounter
     /// Told how many bytes an engine is about to store, so limits are enforced as data is written: makes room
     /// for them when a check is due, and returns whether one was (then `limitsAfterWrite` runs once they are
     /// written).

@@ -33,8 +33,10 @@ extension ResourceEngine {
     /// for the slice back early.
     func nextPart(
         reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
-        consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil
+        consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil,
+        countsServed: Bool = true
     ) async throws -> StreamPart? {
+        let counted = countsServed ? priority : .prefetch
         let slicing = revoke != nil && environment.codec.isIdentity
         let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
         var othersChecked = false
@@ -89,14 +91,22 @@ extension ResourceEngine {
                         }
                         let read =
                             range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
-                        return .planned(try reader.plan(read, in: &inner))
+                        let plan = try reader.plan(read, in: &inner)
+                        // The cache's own reads (`countsServed` false) leave the bytes fresh for a player.
+                        return .planned(plan, fresh: countsServed ? inner.takeFresh(read) : 0)
                     }
                 }
                 switch try prepared.get() {
                 case nil: continue
-                case .lent(let reserved)?: return .file(try lender.complete(reserved))
-                case .planned(let plan)?:
-                    if let data = try await reader.perform(plan, for: id) { return .bytes(data) }
+                case .lent(let reserved)?:
+                    let part = StreamPart.file(try lender.complete(reserved))
+                    countServed(reserved.range, fresh: reserved.fresh, priority: counted)
+                    return part
+                case .planned(let plan, let fresh)?:
+                    if let data = try await reader.perform(plan, for: id) {
+                        countServed(position..<position + Int64(data.count), fresh: fresh, priority: counted)
+                        return .bytes(data)
+                    }
                 }
             case .wait:
                 if priority == .playback { gate.playbackWaits() }
@@ -106,10 +116,19 @@ extension ResourceEngine {
         }
     }
 
+    /// Counts the bytes of `range` a playback read received as served, `fresh` of them from the origin (see
+    /// `EntryInner.fresh`). Reads ahead of playback serve nobody.
+    private func countServed(_ range: Range<Int64>, fresh: Int64, priority: ReadPriority) {
+        guard priority == .playback, !range.isEmpty else { return }
+        environment.statistics.served(
+            key: key, range: range,
+            fromCache: range.upperBound - range.lowerBound - min(fresh, range.upperBound - range.lowerBound))
+    }
+
     /// How a reader's next stored bytes come: a slice lent, or a read planned.
     private enum PreparedRead {
         case lent(SliceLender.Reserved)
-        case planned(StoredReader.Plan)
+        case planned(StoredReader.Plan, fresh: Int64)
     }
 
     private func waitForChange(reader id: Int, seen: UInt64) async {

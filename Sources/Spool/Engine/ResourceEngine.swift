@@ -182,7 +182,13 @@ final class ResourceEngine: Sendable {
         let (reserved, recordLags, idle) = lender.reserveWholeAndRelease(
             range, of: info, at: environment.clock(), revoke: revoke)
         if recordLags { index.flushSoon() }
-        return (reserved.flatMap { try? lender.complete($0) }, idle)
+        let slice = reserved.flatMap { try? lender.complete($0) }
+        if let reserved, slice != nil {
+            environment.statistics.served(
+                key: key, range: reserved.range,
+                fromCache: reserved.range.upperBound - reserved.range.lowerBound - reserved.fresh)
+        }
+        return (slice, idle)
     }
 
     /// The resource's content information: from the index if known, otherwise from the origin (one request,

@@ -13,6 +13,12 @@ enum BlockingIO {
         try await run(on: queue, work)
     }
 
+    /// Starts `work` on the blocking-work queue without waiting for it: for bookkeeping nobody awaits, such as
+    /// writing statistics.
+    static func start(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
     /// A serial queue for work that must happen one job at a time (one entry's writes), on the same threads.
     static func serialQueue(label: String) -> DispatchQueue {
         DispatchQueue(label: label, target: queue)

@@ -48,6 +48,13 @@ struct ProxyResponder: Sendable {
                 record.bodyBytes = try await answerPing(head, isHead: isHead, keepAlive: keepAlive, writer: writer)
                 return
             }
+            if head.uri == SpoolProxy.statisticsPath {
+                record.target = SpoolProxy.statisticsPath
+                record.status = 200
+                record.bodyBytes = try await answerStatistics(
+                    head, isHead: isHead, keepAlive: keepAlive, writer: writer)
+                return
+            }
             let mapping = try originMapping(of: head)
             record.target = mapping.displayURL
             try await stream(
@@ -79,6 +86,32 @@ struct ProxyResponder: Sendable {
         let body = ByteBuffer(string: "pong\n")
         let fields = [
             HeaderField("Content-Type", "text/plain; charset=utf-8"),
+            HeaderField("Content-Length", "\(body.readableBytes)"),
+            HeaderField("Cache-Control", "no-store"),
+        ]
+        return try await sendWhole(
+            body, status: 200, fields: fields, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
+    }
+
+    /// The cache's `CacheStatistics` as JSON (`SpoolProxy.statisticsPath`). Returns the body bytes sent.
+    private func answerStatistics(_ head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer) async throws
+        -> Int64
+    {
+        let cache = cache
+        // Reading the statistics file blocks: off Swift's pool, as the engine's file work is.
+        let statistics = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: cache.statistics) }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        var json = String(decoding: try encoder.encode(statistics), as: UTF8.self)
+        // The ratio is derived, so Codable leaves it out; a client reading the endpoint wants it.
+        json.removeLast()
+        json += ",\"hitRatio\":\(statistics.hitRatio.map { "\($0)" } ?? "null")}\n"
+        let body = ByteBuffer(string: json)
+        let fields = [
+            HeaderField("Content-Type", "application/json"),
             HeaderField("Content-Length", "\(body.readableBytes)"),
             HeaderField("Cache-Control", "no-store"),
         ]

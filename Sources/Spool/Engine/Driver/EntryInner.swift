@@ -16,6 +16,17 @@ struct EntryInner {
     var users = 0
     var pinned = false
     var lastAccess: Date
+    /// Bytes fetched that no reader has received yet: the first playback read to receive them got them from
+    /// the origin (`CacheStatistics`); any later one, or one after a prefetch took them, from the cache.
+    var fresh = ByteRangeSet()
+
+    /// How many bytes of `range` are fresh; they are not any more.
+    mutating func takeFresh(_ range: Range<Int64>) -> Int64 {
+        guard !fresh.ranges.isEmpty else { return 0 }
+        let count = fresh.intersection(range).reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) }
+        if count > 0 { fresh.remove(range) }
+        return count
+    }
 
     // Index writes (`IndexWriter`).
     var unflushedBytes: Int64 = 0

@@ -162,6 +162,7 @@ struct FetchRunner: Sendable {
     ) async throws -> Int64 {
         let url = url
         let link = environment.link
+        let statistics = environment.statistics
         let stallTimeout = policy.stallTimeout
         let lastByte = LockedBox(LinkMonitor.now)
         let pipe = ChunkPipe(start: response.offset, limit: environment.writeBatchLimit)
@@ -175,6 +176,7 @@ struct FetchRunner: Sendable {
                         let now = LinkMonitor.now
                         lastByte.withLock { $0 = now }
                         link.received(chunk.count, from: url, at: now)
+                        statistics.fetched(chunk.count)
                         guard !chunk.isEmpty else { continue }
                         onBytes()
                         await pipe.push(chunk)

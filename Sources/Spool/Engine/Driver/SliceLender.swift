@@ -13,6 +13,8 @@ struct SliceLender: Sendable {
         fileprivate let file: EntryFile
         /// The bytes the slice will hold.
         let range: Range<Int64>
+        /// How many of them no reader had received before (`EntryInner.fresh`).
+        let fresh: Int64
     }
 
     /// Reserves a slice of the longest start of `range` whose blocks this process has checked or written
@@ -30,7 +32,8 @@ struct SliceLender: Sendable {
         let lease = inner.nextLease
         inner.nextLease += 1
         inner.leases[lease] = EntryInner.Lease(range: range.lowerBound..<upper, revoke: revoke)
-        return Reserved(lease: lease, file: file, range: range.lowerBound..<upper)
+        let lent = range.lowerBound..<upper
+        return Reserved(lease: lease, file: file, range: lent, fresh: inner.takeFresh(lent))
     }
 
     /// The slice `reserved` stands for, with its own descriptor; called without the lock. The data file stays

@@ -1,0 +1,15 @@
+import Foundation
+
+extension SpoolCache {
+    /// What this cache directory has served, fetched and evicted, counted by every process that used it: the
+    /// counts written so far plus this process's since its last write. Reads a small file (blocks briefly).
+    public var statistics: CacheStatistics {
+        statisticsCounter.current()
+    }
+
+    /// Writes this process's counts now (they are written every few seconds while reads run, and on
+    /// `close()`), so that another process reading `statistics` sees them.
+    public func flushStatistics() async {
+        _ = try? await BlockingIO.run { [statisticsCounter] in statisticsCounter.flush() }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// What a cache has served and fetched, counted across processes and restarts since `since`: the figures
+/// an app reports to judge its cache (hit ratio, traffic saved, churn).
+///
+/// Bytes are *served* when a playback read (a player's, the proxy's) delivers them; reads ahead of playback
+/// (prefetch, preloading, pinning) serve nothing, though what they fetch counts in `bytesFetched`.
+public struct CacheStatistics: Sendable, Equatable, Codable {
+    /// Bytes served that were on disk when the read reached them.
+    public var bytesServedFromCache: Int64
+    /// Bytes served that the read had to wait for from the origin.
+    public var bytesServedFromOrigin: Int64
+    /// Bytes received from origins, for any read.
+    public var bytesFetched: Int64
+    /// Bytes removed to keep the cache within its limits (whole entries, and blocks of entries being read).
+    public var bytesEvicted: Int64
+    /// When counting started: the first time a cache in this directory counted anything.
+    public var since: Date
+
+    /// Statistics with every count at zero, counted from `since`.
+    public init(since: Date) {
+        self.init(bytesServedFromCache: 0, bytesServedFromOrigin: 0, bytesFetched: 0, bytesEvicted: 0, since: since)
+    }
+
+    /// Statistics with these counts.
+    public init(
+        bytesServedFromCache: Int64, bytesServedFromOrigin: Int64, bytesFetched: Int64, bytesEvicted: Int64,
+        since: Date
+    ) {
+        self.bytesServedFromCache = bytesServedFromCache
+        self.bytesServedFromOrigin = bytesServedFromOrigin
+        self.bytesFetched = bytesFetched
+        self.bytesEvicted = bytesEvicted
+        self.since = since
+    }
+
+    /// Every byte served.
+    public var bytesServed: Int64 { bytesServedFromCache + bytesServedFromOrigin }
+
+    /// The share of served bytes that came from disk, 0 to 1; `nil` before anything was served.
+    public var hitRatio: Double? {
+        bytesServed > 0 ? Double(bytesServedFromCache) / Double(bytesServed) : nil
+    }
+
+    /// These counts plus `other`'s, from the earlier of the two starts.
+    func adding(_ other: CacheStatistics) -> CacheStatistics {
+        CacheStatistics(
+            bytesServedFromCache: bytesServedFromCache + other.bytesServedFromCache,
+            bytesServedFromOrigin: bytesServedFromOrigin + other.bytesServedFromOrigin,
+            bytesFetched: bytesFetched + other.bytesFetched, bytesEvicted: bytesEvicted + other.bytesEvicted,
+            since: min(since, other.since))
+    }
+
+    /// Whether every count is zero.
+    var isZero: Bool {
+        bytesServedFromCache == 0 && bytesServedFromOrigin == 0 && bytesFetched == 0 && bytesEvicted == 0
+    }
+}

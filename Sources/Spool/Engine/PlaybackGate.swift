@@ -7,6 +7,9 @@ final class PlaybackGate: Sendable {
     private struct State {
         var waitingPlayback = 0
         var lastPlaybackWait = Date.distantPast
+        /// Callers of `untilPlaybackWaits`, by id.
+        var watchers: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWatcher = 0
     }
 
     private let state = LockedBox(State())
@@ -18,7 +21,34 @@ final class PlaybackGate: Sendable {
 
     /// A playback read starts waiting for origin bytes.
     func playbackWaits() {
-        state.withLock { $0.waitingPlayback += 1 }
+        let watchers = state.withLock { state in
+            state.waitingPlayback += 1
+            defer { state.watchers = [:] }
+            return state.watchers.values
+        }
+        for watcher in watchers { watcher.resume() }
+    }
+
+    /// Returns as soon as a playback read waits for origin bytes (at once if one does), or on cancellation:
+    /// for a read ahead of playback that gives its share of the link back then.
+    func untilPlaybackWaits() async {
+        let id = state.withLock { state in
+            state.nextWatcher += 1
+            return state.nextWatcher
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.waitingPlayback > 0 || Task.isCancelled { return true }
+                    state.watchers[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let watcher = state.withLock { $0.watchers.removeValue(forKey: id) }
+            watcher?.resume()
+        }
     }
 
     /// A playback read got its bytes (or gave up).

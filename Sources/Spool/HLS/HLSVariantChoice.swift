@@ -5,6 +5,8 @@ import Foundation
 public enum HLSVariantChoice: Sendable, Equatable {
     /// The variant with the highest `BANDWIDTH`: the best a player would pick on a fast link.
     case highest
+    /// The first variant listed: the one AVPlayer and most players start with.
+    case first
     /// The highest variant whose `BANDWIDTH` is at most this many bits per second (the lowest when none is).
     case bandwidth(atMost: Int)
     /// The highest variant whose picture is at most this many pixels tall (the lowest when none is).
@@ -22,6 +24,8 @@ public enum HLSVariantChoice: Sendable, Equatable {
         switch self {
         case .all:
             return variants
+        case .first:
+            return [variants[0]]
         case .highest:
             return [ascending[ascending.count - 1]]
         case .bandwidth(let limit):

@@ -65,6 +65,12 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
         self
     }
 
+    /// The asset as an item of a feed for `SpoolPreloader`: the same resource, so what is preloaded is what
+    /// the asset plays. `target` overrides the preloader's.
+    public func preloadItem(id: String? = nil, target: PreloadTarget? = nil) -> PreloadItem {
+        PreloadItem(resource: resource, id: id ?? originalURL.absoluteString, target: target)
+    }
+
     /// Caches the first `length` bytes (or `range`) ahead of playback, sharing downloads with it.
     @discardableResult
     public func prefetch(from offset: Int64 = 0, length: Int64) async throws -> Int64 {

@@ -1,0 +1,46 @@
+/// How a `SpoolPreloader` preloads a feed.
+///
+/// The defaults suit a feed of short videos watched one after another:
+/// - **Two items ahead, one behind.** Most swipes go forward one item; the second gives a quick double swipe
+///   something, and one back covers the user returning. More ahead multiplies the bytes wasted on items
+///   skipped for little gain: a preload of an item only has to be ahead of the user by one viewing.
+/// - **3 seconds.** A player starts once it has a couple of seconds buffered (AVPlayer's
+///   `automaticallyWaitsToMinimizeStalling`, ffmpeg's probe); by the time those have played, playback's own
+///   reads have fetched the rest. Bytes vary with the bit rate (800 KB is 6 s at 1 Mbit/s but 1.3 s at
+///   5 Mbit/s), so the target is in seconds where the layout tells them.
+/// - **1 MB** when the layout is not understood: about 3 s of a 2.5 Mbit/s feed video.
+/// - **Two downloads at a time**, so the next item is never behind one far away; and none until the current
+///   item has its own first seconds stored (`waitsForCurrentItem`).
+public struct PreloadConfiguration: Sendable {
+    /// Items after the current one to keep preloaded.
+    public var itemsAhead: Int
+    /// Items before the current one to keep preloaded.
+    public var itemsBehind: Int
+    /// How much of each item, unless the item says otherwise.
+    public var target: PreloadTarget
+    /// The bytes preloaded of an item whose layout gives no offset for `target`'s seconds.
+    public var fallbackBytes: Int64
+    /// Downloads at a time.
+    public var maximumConcurrentDownloads: Int
+    /// Whether other items wait until the current item's own target is stored (the preloader reads it too,
+    /// sharing the player's requests): the current item first, whatever the player does.
+    public var waitsForCurrentItem: Bool
+    /// The variant of an HLS master playlist to preload: by default the first listed, which AVPlayer and most
+    /// players start with.
+    public var variants: HLSVariantChoice
+
+    /// A configuration; see the type's documentation for why the defaults are what they are.
+    public init(
+        itemsAhead: Int = 2, itemsBehind: Int = 1, target: PreloadTarget = .seconds(3),
+        fallbackBytes: Int64 = 1_000_000, maximumConcurrentDownloads: Int = 2, waitsForCurrentItem: Bool = true,
+        variants: HLSVariantChoice = .first
+    ) {
+        self.itemsAhead = max(0, itemsAhead)
+        self.itemsBehind = max(0, itemsBehind)
+        self.target = target
+        self.fallbackBytes = max(0, fallbackBytes)
+        self.maximumConcurrentDownloads = max(1, maximumConcurrentDownloads)
+        self.waitsForCurrentItem = waitsForCurrentItem
+        self.variants = variants
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Spool
+import SpoolProxy
+import SpoolTesting
+import XCTest
+
+/// `SpoolPreloader` over a real origin: preloaded items play through the proxy without origin requests for
+/// what was preloaded, a swipe cancels at once, playback takes the link from preloads, and the totals add up.
+final class PreloaderTests: XCTestCase {
+    func testPreloadedVideosPlayWithoutOriginRequestsForWhatWasPreloaded() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        // Two with `moov` first, two with it at the end.
+        for index in 0..<4 {
+            _ = try MediaSamples.mp4(in: fixture.www, name: "v\(index).mp4", seconds: 8, faststart: index % 2 == 0)
+        }
+        let items = (0..<4).map { PreloadItem(url: fixture.originURL("v\($0).mp4"), id: "v\($0)") }
+        let preloader = SpoolPreloader(cache: fixture.cache)
+        let events = preloader.events()
+        preloader.setItems(items, current: 0)
+        // The current item first, then the two ahead.
+        try await waitUntil(preloader, ["v0", "v1", "v2"], are: { if case .loaded = $0 { true } else { false } })
+        XCTAssertNil(preloader.state(of: "v3"), "v3 is outside the window (two ahead)")
+        try await assertPlaysWithoutRefetching(fixture, "v1.mp4", seconds: 3)
+        try await assertPlaysWithoutRefetching(fixture, "v2.mp4", seconds: 3)
+        preloader.setCurrent(2)
+        try await waitUntil(preloader, ["v3"], are: { if case .loaded = $0 { true } else { false } })
+        try await assertPlaysWithoutRefetching(fixture, "v3.mp4", seconds: 3)
+        await preloader.stop()
+
+        let totals = preloader.totals
+        XCTAssertEqual(totals.itemsStarted, 4)
+        XCTAssertEqual(totals.itemsLoaded, 4)
+        XCTAssertGreaterThan(totals.bytesPreloaded, 0)
+        XCTAssertEqual(totals.bytesPlayed + totals.bytesWasted, totals.bytesPreloaded)
+        XCTAssertGreaterThan(totals.bytesPlayed, 0, "ffmpeg read what was preloaded of v1, v2 and v3")
+        var seen: [String: [PreloadState]] = [:]
+        for await event in events { seen[event.itemID, default: []].append(event.state) }
+        XCTAssertEqual(seen["v1"]?.first, .queued)
+        XCTAssertTrue(seen["v1"]?.contains { if case .loading = $0 { true } else { false } } == true)
+        if case .loaded = seen["v1"]?.last {
+        } else {
+            XCTFail("v1's last event: \(String(describing: seen["v1"]?.last))")
+        }
+    }
+
+    func testASwipeCancelsDownloadsThatLeftTheWindowAtOnce() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let link = try LinkEmulator(
+            upstreamPort: fixture.nginx.port,
+            profile: LinkProfile(name: "slow", roundTrip: 0.02, bitsPerSecond: 8_000_000))
+        defer { link.stop() }
+        for index in 0..<6 { try fixture.serveGenerated("f\(index).bin", length: 6_000_000, seed: UInt64(index)) }
+        let items = (0..<6).map {
+            PreloadItem(url: link.url(for: "/f\($0).bin"), id: "f\($0)", target: .bytes(4_000_000))
+        }
+        let preloader = SpoolPreloader(
+            cache: fixture.cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
+        preloader.setItems(items, current: 0)
+        // 4 MB at 1 MB/s: both downloads are under way.
+        try await Task.sleep(for: .milliseconds(700))
+        let cachedBefore = fixture.cache.cachedRanges(for: items[1].resource).byteCount
+        XCTAssertGreaterThan(cachedBefore, 0)
+        XCTAssertLessThan(cachedBefore, 4_000_000)
+        preloader.setCurrent(5)
+        try await waitUntil(preloader, ["f1", "f2"], are: { $0 == .cancelled }, attempts: 20)
+        // Nothing more arrives for them.
+        let cachedAfterCancel = fixture.cache.cachedRanges(for: items[1].resource).byteCount
+        try await Task.sleep(for: .milliseconds(500))
+        XCTAssertLessThanOrEqual(
+            fixture.cache.cachedRanges(for: items[1].resource).byteCount - cachedAfterCancel, 256 * 1024)
+        // The one item of the new window (one behind f5) took a freed slot.
+        XCTAssertNotNil(preloader.state(of: "f4"))
+        XCTAssertNil(preloader.state(of: "f3"))
+        await preloader.stop()
+        // f1 and f2 were never played: what they stored is wasted.
+        let totals = preloader.totals
+        XCTAssertGreaterThan(totals.bytesWasted, 2 * cachedBefore / 2)
+        XCTAssertEqual(totals.bytesPlayed + totals.bytesWasted, totals.bytesPreloaded)
+    }
+
+    func testPlaybackTakesTheLinkFromPreloads() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        let link = try LinkEmulator(
+            upstreamPort: fixture.nginx.port,
+            profile: LinkProfile(name: "slow", roundTrip: 0.02, bitsPerSecond: 16_000_000))
+        defer { link.stop() }
+        try fixture.serveGenerated("next.bin", length: 8_000_000, seed: 1)
+        try fixture.serveGenerated("playing.bin", length: 3_000_000, seed: 2)
+        let next = PreloadItem(url: link.url(for: "/next.bin"), id: "next", target: .bytes(6_000_000))
+        let preloader = SpoolPreloader(
+            cache: fixture.cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
+        preloader.setItems([PreloadItem(url: link.url(for: "/playing.bin"), id: "playing"), next], current: 0)
+        try await Task.sleep(for: .milliseconds(500))
+        XCTAssertGreaterThan(fixture.cache.cachedRanges(for: next.resource).byteCount, 0, "the preload runs")
+        // A player starts reading: the preload's request stops while the player waits for origin bytes.
+        let player = Task {
+            var count = 0
+            for try await chunk in fixture.cache.read(link.url(for: "/playing.bin")) { count += chunk.count }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let atStart = fixture.cache.cachedRanges(for: next.resource).byteCount
+        let played = try await player.value
+        let atEnd = fixture.cache.cachedRanges(for: next.resource).byteCount
+        XCTAssertEqual(played, 3_000_000)
+        XCTAssertLessThanOrEqual(atEnd - atStart, 256 * 1024, "the preload went on while playback waited")
+        try await waitUntil(preloader, ["next"], are: { if case .loaded = $0 { true } else { false } })
+        XCTAssertEqual(fixture.cache.cachedRanges(for: next.resource).byteCount, 6_000_000)
+        await preloader.stop()
+    }
+
+    // MARK: Helpers
+
+    /// Plays the first `seconds` of `name` through the proxy with ffmpeg and checks that the origin was asked
+    /// for no byte that was cached before.
+    private func assertPlaysWithoutRefetching(
+        _ fixture: ProxyFixture, _ name: String, seconds: Int, file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
+        let cached = fixture.cache.cachedRanges(for: Resource(url: fixture.originURL(name)))
+        let logged = try fixture.nginx.accessLog().count
+        let url = try fixture.proxyURL(name)
+        let output = try await offPool {
+            try MediaSamples.tool("ffmpeg").run(
+                ["-nostdin", "-v", "error", "-i", url.absoluteString, "-t", "\(seconds)", "-f", "null", "-"],
+                timeout: 60)
+        }
+        XCTAssertEqual(output.status, 0, "ffmpeg: \(output.stderr)", file: file, line: line)
+        let requests = try fixture.nginx.accessLog().dropFirst(logged).filter { $0.path == "/\(name)" }
+        for request in requests {
+            let first = request.range.flatMap { Int64($0.dropFirst("bytes=".count).prefix { $0.isNumber }) } ?? 0
+            XCTAssertFalse(
+                cached.contains(first), "\(name): the origin was asked for preloaded bytes (\(request.range ?? "all"))",
+                file: file, line: line)
+        }
+    }
+
+    private func waitUntil(
+        _ preloader: SpoolPreloader, _ ids: [String], are matches: (PreloadState) -> Bool, attempts: Int = 400
+    ) async throws {
+        for _ in 0..<attempts {
+            if ids.allSatisfy({ preloader.state(of: $0).map(matches) == true }) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTFail("states: \(ids.map { "\($0): \(String(describing: preloader.state(of: $0)))" })")
+    }
+}

@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "SpoolProxyTests",
             dependencies: [
-                "Spool", "SpoolProxy", "SpoolTesting",
+                "Spool", "SpoolProxy", "SpoolTesting", "SpoolAsyncHTTPClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -292,7 +292,7 @@ public final class SpoolCache: Sendable {
     private var environment: EngineEnvironment {
         EngineEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
-            problems: problems, link: linkMonitor, checked: checked, statistics: statisticsCounter,
+            problems: problems, link: linkMonitor, checked: checked, gate: gate, statistics: statisticsCounter,
             willWrite: { [weak self] bytes in
                 guard let self, self.evictor.noteWritten(bytes) else { return false }
                 await self.makeRoom(for: bytes)

@@ -108,7 +108,8 @@ private final class ReadSession: @unchecked Sendable {
                     stream.length.map { offset + min($0, Int64.max - offset) }.map { min($0, info.length) }
                     ?? info.length
                 reader = engine.addReader(
-                    requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) }, extent: stream.extent)
+                    requestedEnd: stream.length.map { offset + min($0, Int64.max - offset) }, extent: stream.extent,
+                    priority: stream.priority)
             }
             guard
                 let part = try await engine.nextPart(

@@ -12,6 +12,9 @@ struct EngineEnvironment: Sendable {
     let link: LinkMonitor
     /// The blocks checked in this process, kept across an entry's close and reopening.
     let checked: CheckedBlocks
+    /// Whether playback reads of the cache wait for origin bytes; requests that only reads ahead of playback
+    /// wait for pause meanwhile.
+    let gate: PlaybackGate
     /// Counts bytes served, fetched and evicted (`SpoolCache.statistics`).
     let statistics: StatisticsCounter
     /// Told how many bytes an engine is about to store, so limits are enforced as data is written: makes room

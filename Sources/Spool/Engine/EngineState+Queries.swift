@@ -16,6 +16,14 @@ extension EngineState {
         return !started.isEmpty
     }
 
+    /// Whether request `id` may stop receiving while playback elsewhere needs the link: every reader waiting
+    /// for it reads ahead of playback. A request nobody reads yet (the first, which brings the content
+    /// information) never pauses.
+    func mayPause(fetch id: Int) -> Bool {
+        guard let fetch = fetches[id], !fetch.interested.isEmpty else { return false }
+        return fetch.interested.allSatisfy { readers[$0]?.isPrefetch == true }
+    }
+
     /// The range request `id` still has to deliver, or `nil` once it is finished or cancelled.
     func remaining(of id: Int) -> Range<Int64>? {
         guard let fetch = fetches[id], fetch.position < fetch.end else { return nil }

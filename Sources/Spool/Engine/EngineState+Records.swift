@@ -43,5 +43,8 @@ extension EngineState {
         /// origin before delivering anything, started on bytes a running request was still delivering, or
         /// its consumer caught up when asked.
         var mayFetch = false
+        /// Whether it reads ahead of playback (`ReadPriority.prefetch`): requests only such readers wait for
+        /// pause while a playback read of the cache waits (`mayPause(fetch:)`).
+        var isPrefetch = false
     }
 }

@@ -26,9 +26,11 @@ struct EngineState {
         return nextID
     }
 
-    mutating func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly) -> Int {
+    mutating func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly, isPrefetch: Bool = false)
+        -> Int
+    {
         let id = makeID()
-        readers[id] = Reader(requestedEnd: requestedEnd, wantsAll: extent == .whole)
+        readers[id] = Reader(requestedEnd: requestedEnd, wantsAll: extent == .whole, isPrefetch: isPrefetch)
         return id
     }
 

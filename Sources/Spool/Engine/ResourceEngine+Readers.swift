@@ -4,8 +4,12 @@ import Foundation
 /// (`SliceLender`) or a read (`StoredReader`), missing ones start requests (`FetchRunner`) and are waited for.
 extension ResourceEngine {
     /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end).
-    func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly) -> Int {
-        inner.withLock { $0.state.addReader(requestedEnd: requestedEnd, extent: extent) }
+    func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly, priority: ReadPriority = .playback)
+        -> Int
+    {
+        inner.withLock {
+            $0.state.addReader(requestedEnd: requestedEnd, extent: extent, isPrefetch: priority == .prefetch)
+        }
     }
 
     /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored, and
@@ -109,9 +113,11 @@ extension ResourceEngine {
                     }
                 }
             case .wait:
-                if priority == .playback { gate.playbackWaits() }
+                let token =
+                    priority == .playback
+                    ? gate.playbackWaits(isStart: inner.withLock { $0.state.readers[id]?.generation == nil }) : nil
                 await waitForChange(reader: id, seen: seen)
-                if priority == .playback { gate.playbackResumed() }
+                if let token { gate.playbackResumed(token) }
             }
         }
     }

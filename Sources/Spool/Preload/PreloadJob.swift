@@ -1,8 +1,8 @@
 import Foundation
 
 /// Preloads one item: plans it, then downloads what of the plan is missing, piece by piece, at prefetch
-/// priority, stepping aside whenever a playback read waits for origin bytes (its request is cancelled and
-/// started again from the first missing byte once playback has had the link to itself for a moment).
+/// priority: no request starts while a playback read of the cache waits for origin bytes, and a running one
+/// pauses meanwhile (it stops reading its socket, so nothing it received is lost or fetched again).
 struct PreloadJob: Sendable {
     let cache: SpoolCache
     let planner: PreloadPlanner
@@ -10,8 +10,9 @@ struct PreloadJob: Sendable {
     let onStored: @Sendable (_ key: String, _ stored: [Range<Int64>]) -> Void
     let onProgress: @Sendable (PreloadState) -> Void
 
-    /// The most times one range gives way to playback before the job gives up on it for now.
-    static let maximumYields = 10_000
+    /// The most passes over one range's gaps: a pass ends with them stored unless another process or an
+    /// eviction took some back meanwhile.
+    static let maximumAttempts = 3
 
     /// Returns the bytes of the plan stored.
     func run(_ item: PreloadItem) async throws -> Int64 {
@@ -42,24 +43,19 @@ struct PreloadJob: Sendable {
     private func download(_ resource: Resource, _ range: Range<Int64>) async throws {
         let key = cache.key(for: resource)
         onStored(key, [])
-        for _ in 0..<Self.maximumYields {
-            try Task.checkCancellation()
-            guard let gap = cache.cachedRanges(for: resource).gaps(in: range).first else { return }
-            await cache.gate.waitForPlayback()
-            try Task.checkCancellation()
-            defer { onStored(key, cache.cachedRanges(for: resource).intersection(gap)) }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { [cache] in
-                    let stream = cache.read(
-                        resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
-                        extent: .whole)
-                    for try await _ in stream {}
-                }
-                group.addTask { [cache] in await cache.gate.untilPlaybackWaits() }
-                // Whichever ends first: the bytes are stored, or playback wants the link (then what arrived so
-                // far stays stored, and the loop asks again for the rest).
-                defer { group.cancelAll() }
-                try await group.next()
+        for _ in 0..<Self.maximumAttempts {
+            let gaps = cache.cachedRanges(for: resource).gaps(in: range)
+            guard !gaps.isEmpty else { return }
+            for gap in gaps {
+                try Task.checkCancellation()
+                await cache.gate.waitForPlayback()
+                try Task.checkCancellation()
+                defer { onStored(key, cache.cachedRanges(for: resource).intersection(gap)) }
+                // The engine pauses the request while playback needs the link (`FetchRunner.pauseForPlayback`).
+                let stream = cache.read(
+                    resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
+                    extent: .whole)
+                for try await _ in stream {}
             }
         }
     }

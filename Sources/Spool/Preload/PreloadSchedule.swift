@@ -1,11 +1,12 @@
 /// Decides which items of a feed are preloaded: a value that the preloader alone changes, returning what to
 /// do (start, cancel, settle), so that every decision is tested without a download.
 ///
-/// The window is the current item (when `waitsForCurrentItem`), then the items within `itemsAhead` after it
-/// and `itemsBehind` before it, ranked by distance (ahead first on a tie). Downloads start in rank order, at
-/// most `maximumConcurrentDownloads` at a time, and none but the current item's until it has loaded. An item
-/// that leaves the window is cancelled at once if it runs, and settled (its bytes counted as played or
-/// wasted) once it has stopped.
+/// The window is the current item, then the items within `itemsAhead` after it and `itemsBehind` before it,
+/// ranked by distance, every item ahead before those behind. Downloads start in rank order, at most
+/// `maximumConcurrentDownloads` at a time; with `waitsForCurrentItem`, none but the current item's until it
+/// has loaded. The current item stays in the window, so the download of an item the user lands on goes on
+/// (its player shares it). An item that leaves the window is cancelled at once if it runs, and settled (its
+/// bytes counted as played or wasted) once it has stopped.
 struct PreloadSchedule: Sendable {
     enum Status: Sendable, Equatable {
         case running
@@ -42,9 +43,9 @@ struct PreloadSchedule: Sendable {
         let high = min(items.count - 1, current + configuration.itemsAhead)
         for index in low...high {
             let distance = index - current
-            if distance == 0, !configuration.waitsForCurrentItem { continue }
-            // Ahead of behind on equal distance: feeds go forward far more often.
-            ranked.append((abs(distance) * 2 + (distance < 0 ? 1 : 0), items[index].id))
+            // Every item ahead before those behind: feeds go forward far more often, and the item just left
+            // is usually cached already.
+            ranked.append((distance >= 0 ? distance : items.count + abs(distance), items[index].id))
         }
         return ranked.sorted { $0.distance < $1.distance }.map(\.id).filter { seen.insert($0).inserted }
     }

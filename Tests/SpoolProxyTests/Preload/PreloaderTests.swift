@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolAsyncHTTPClient
 import SpoolProxy
 import SpoolTesting
 import XCTest
@@ -53,10 +54,11 @@ final class PreloaderTests: XCTestCase {
         let items = (0..<6).map {
             PreloadItem(url: link.url(for: "/f\($0).bin"), id: "f\($0)", target: .bytes(4_000_000))
         }
+        // The current item and the two ahead at once.
         let preloader = SpoolPreloader(
-            cache: fixture.cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
+            cache: fixture.cache, configuration: PreloadConfiguration(maximumConcurrentDownloads: 3))
         preloader.setItems(items, current: 0)
-        // 4 MB at 1 MB/s: both downloads are under way.
+        // 4 MB at 1 MB/s: the downloads are under way.
         try await Task.sleep(for: .milliseconds(700))
         let cachedBefore = fixture.cache.cachedRanges(for: items[1].resource).byteCount
         XCTAssertGreaterThan(cachedBefore, 0)
@@ -78,35 +80,44 @@ final class PreloaderTests: XCTestCase {
         XCTAssertEqual(totals.bytesPlayed + totals.bytesWasted, totals.bytesPreloaded)
     }
 
-    func testPlaybackTakesTheLinkFromPreloads() async throws {
+    func testPlaybackTakesTheLinkFromPreloadsAndNothingIsFetchedTwice() async throws {
         let fixture = try await ProxyFixture(test: self)
+        // 2 MB/s. AsyncHTTPClient stops reading a paused request's socket, so TCP hands the link over.
         let link = try LinkEmulator(
             upstreamPort: fixture.nginx.port,
             profile: LinkProfile(name: "slow", roundTrip: 0.02, bitsPerSecond: 16_000_000))
         defer { link.stop() }
+        let transport = AsyncHTTPClientTransport()
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: fixture.cacheDirectory.appendingPathComponent("ahc"),
+                origin: HTTPOrigin(transport: transport)))
         try fixture.serveGenerated("next.bin", length: 8_000_000, seed: 1)
         try fixture.serveGenerated("playing.bin", length: 3_000_000, seed: 2)
         let next = PreloadItem(url: link.url(for: "/next.bin"), id: "next", target: .bytes(6_000_000))
-        let preloader = SpoolPreloader(
-            cache: fixture.cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
+        let preloader = SpoolPreloader(cache: cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
         preloader.setItems([PreloadItem(url: link.url(for: "/playing.bin"), id: "playing"), next], current: 0)
-        try await Task.sleep(for: .milliseconds(500))
-        XCTAssertGreaterThan(fixture.cache.cachedRanges(for: next.resource).byteCount, 0, "the preload runs")
-        // A player starts reading: the preload's request stops while the player waits for origin bytes.
-        let player = Task {
-            var count = 0
-            for try await chunk in fixture.cache.read(link.url(for: "/playing.bin")) { count += chunk.count }
-            return count
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        let atStart = fixture.cache.cachedRanges(for: next.resource).byteCount
-        let played = try await player.value
-        let atEnd = fixture.cache.cachedRanges(for: next.resource).byteCount
+        try await Task.sleep(for: .milliseconds(600))
+        XCTAssertGreaterThan(cache.cachedRanges(for: next.resource).byteCount, 0, "the preload runs")
+        // A player reads 3 MB: alone on the link that takes 1.5 s; sharing it with the preload, twice that.
+        let linkBefore = link.bytesToClients
+        let started = Date()
+        var played = 0
+        for try await chunk in cache.read(link.url(for: "/playing.bin")) { played += chunk.count }
+        let elapsed = Date().timeIntervalSince(started)
+        let carried = link.bytesToClients - linkBefore
         XCTAssertEqual(played, 3_000_000)
-        XCTAssertLessThanOrEqual(atEnd - atStart, 256 * 1024, "the preload went on while playback waited")
+        // What the preload's socket held when it paused (and the first round trip's overlap) is all it got.
+        XCTAssertLessThanOrEqual(carried, 3_000_000 + 1_200_000, "the preload shared the link with playback")
+        XCTAssertLessThan(elapsed, 2.6, "playback took \(elapsed) s")
         try await waitUntil(preloader, ["next"], are: { if case .loaded = $0 { true } else { false } })
-        XCTAssertEqual(fixture.cache.cachedRanges(for: next.resource).byteCount, 6_000_000)
+        XCTAssertEqual(cache.cachedRanges(for: next.resource).byteCount, 6_000_000)
         await preloader.stop()
+        await cache.close()
+        await transport.shutdown()
+        // Paused, not cancelled: the origin sent each byte once.
+        let sent = try fixture.nginx.accessLog().filter { $0.path == "/next.bin" }.map(\.bodyBytesSent).reduce(0, +)
+        XCTAssertLessThanOrEqual(sent, 6_000_000 + 64 * 1024, "bytes of the preload were sent twice")
     }
 
     // MARK: Helpers

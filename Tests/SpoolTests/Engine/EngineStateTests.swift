@@ -38,6 +38,47 @@ final class EngineStateTests: XCTestCase {
         }
     }
 
+    func testOnlyRequestsThatReadsAheadOfPlaybackAloneWaitForMayPause() {
+        struct Row {
+            var name: String
+            /// Readers at 0, each a prefetch read or not; the first one's step starts the request.
+            var prefetch: [Bool]
+            var mayPause: Bool
+        }
+        let rows = [
+            Row(name: "a prefetch read alone", prefetch: [true], mayPause: true),
+            Row(name: "a playback read alone", prefetch: [false], mayPause: false),
+            Row(name: "a playback read joins a prefetch", prefetch: [true, false], mayPause: false),
+            Row(name: "two prefetch reads", prefetch: [true, true], mayPause: true),
+        ]
+        for row in rows {
+            var state = EngineState(
+                policy: policy, info: ContentInfo(length: 1_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
+            var started: [Int] = []
+            for isPrefetch in row.prefetch {
+                let reader = state.addReader(requestedEnd: nil, isPrefetch: isPrefetch)
+                if case .wait(let starts) = state.step(reader: reader, position: 0, link: link) {
+                    started += starts.map(\.id)
+                }
+            }
+            // The first reader's step starts the requests (a few pieces); the request at 0 is every reader's.
+            XCTAssertFalse(started.isEmpty, row.name)
+            XCTAssertEqual(started.first.map(state.mayPause(fetch:)), row.mayPause, row.name)
+            if !row.prefetch.contains(false) {
+                XCTAssertTrue(started.allSatisfy(state.mayPause(fetch:)), row.name)
+            }
+        }
+        // A request nobody reads (the first, which brings the content information) never pauses; neither does
+        // one whose readers left.
+        var state = EngineState(
+            policy: policy, info: ContentInfo(length: 1_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
+        let reader = state.addReader(requestedEnd: nil, isPrefetch: true)
+        guard case .wait(let starts) = state.step(reader: reader, position: 0, link: link), let fetch = starts.first
+        else { return XCTFail("a prefetch read of missing bytes starts a request") }
+        _ = state.removeReader(reader)
+        XCTAssertFalse(state.mayPause(fetch: fetch.id))
+    }
+
     func testWhatFollowsAFailedRequest() {
         // Each row: failures of the first request, in order (error, bytes arrived since last sent, seconds
         // since it started), and the verdict of each.

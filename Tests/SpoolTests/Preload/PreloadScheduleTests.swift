@@ -19,17 +19,17 @@ final class PreloadScheduleTests: XCTestCase {
                 waitsForCurrentItem: waitsForCurrent))
     }
 
-    func testTheWindowIsRankedByDistanceAheadFirst() {
+    func testTheWindowIsNearestFirstAheadBeforeBehind() {
         struct Row {
             var ahead: Int, behind: Int, current: Int, count: Int, waits: Bool
             var window: [String]
         }
         let rows = [
             Row(ahead: 2, behind: 1, current: 0, count: 10, waits: true, window: ["v0", "v1", "v2"]),
-            Row(ahead: 2, behind: 1, current: 5, count: 10, waits: true, window: ["v5", "v6", "v4", "v7"]),
-            Row(ahead: 3, behind: 1, current: 5, count: 10, waits: false, window: ["v6", "v4", "v7", "v8"]),
+            Row(ahead: 2, behind: 1, current: 5, count: 10, waits: true, window: ["v5", "v6", "v7", "v4"]),
+            Row(ahead: 3, behind: 1, current: 5, count: 10, waits: false, window: ["v5", "v6", "v7", "v8", "v4"]),
             Row(ahead: 2, behind: 2, current: 9, count: 10, waits: true, window: ["v9", "v8", "v7"]),
-            Row(ahead: 0, behind: 0, current: 3, count: 10, waits: false, window: []),
+            Row(ahead: 0, behind: 0, current: 3, count: 10, waits: false, window: ["v3"]),
         ]
         for row in rows {
             var schedule = schedule(ahead: row.ahead, behind: row.behind, waitsForCurrent: row.waits)
@@ -56,12 +56,30 @@ final class PreloadScheduleTests: XCTestCase {
 
     func testDownloadsAreBoundedAndStartInRankOrder() {
         var schedule = schedule(ahead: 4, concurrent: 1, waitsForCurrent: false)
-        XCTAssertEqual(schedule.setItems(items(10), current: 3), [.start("v4")])
-        XCTAssertEqual(schedule.finished("v4", loaded: true), [.start("v2")])
-        XCTAssertEqual(schedule.finished("v2", loaded: true), [.start("v5")])
+        XCTAssertEqual(schedule.setItems(items(10), current: 3), [.start("v3")])
+        XCTAssertEqual(schedule.finished("v3", loaded: true), [.start("v4")])
+        XCTAssertEqual(schedule.finished("v4", loaded: true), [.start("v5")])
         XCTAssertEqual(schedule.finished("v5", loaded: true), [.start("v6")])
         XCTAssertEqual(schedule.finished("v6", loaded: true), [.start("v7")])
-        XCTAssertEqual(schedule.finished("v7", loaded: true), [])
+        XCTAssertEqual(schedule.finished("v7", loaded: true), [.start("v2")])
+        XCTAssertEqual(schedule.finished("v2", loaded: true), [])
+    }
+
+    func testWithoutWaitingTheNextItemStartsBesideTheCurrentOne() {
+        var schedule = schedule(waitsForCurrent: false)
+        XCTAssertEqual(schedule.setItems(items(10), current: 0), [.start("v0"), .start("v1")])
+        XCTAssertEqual(schedule.finished("v1", loaded: true), [.start("v2")])
+    }
+
+    func testTheItemTheUserLandsOnKeepsDownloading() {
+        var schedule = schedule(waitsForCurrent: false)
+        _ = schedule.setItems(items(10), current: 0)
+        _ = schedule.finished("v0", loaded: true)
+        // v1 and v2 run; the user swipes to v1: its download goes on (its player shares it), nothing is cancelled.
+        XCTAssertEqual(schedule.status["v1"], .running)
+        XCTAssertEqual(schedule.setCurrent(1), [])
+        XCTAssertEqual(schedule.status["v1"], .running)
+        XCTAssertEqual(schedule.finished("v1", loaded: true), [.start("v3")])
     }
 
     func testASwipeCancelsWhatLeftTheWindowAndSettlesWhatHadStopped() {
@@ -81,23 +99,27 @@ final class PreloadScheduleTests: XCTestCase {
     }
 
     func testAnItemThatComesBackStartsAgain() {
-        var schedule = schedule(waitsForCurrent: false)
+        var schedule = schedule()
         _ = schedule.setItems(items(10), current: 0)
+        _ = schedule.finished("v0", loaded: true)
         _ = schedule.finished("v1", loaded: true)
         _ = schedule.finished("v2", loaded: true)
-        XCTAssertEqual(schedule.setCurrent(6), [.settle("v1"), .settle("v2"), .start("v7"), .start("v5")])
-        XCTAssertEqual(schedule.finished("v7", loaded: true), [.start("v8")])
-        XCTAssertEqual(schedule.finished("v5", loaded: true), [])
+        XCTAssertEqual(schedule.setCurrent(6), [.settle("v0"), .settle("v1"), .settle("v2"), .start("v6")])
+        XCTAssertEqual(schedule.finished("v6", loaded: true), [.start("v7"), .start("v8")])
+        XCTAssertEqual(schedule.finished("v7", loaded: true), [.start("v5")])
+        XCTAssertEqual(schedule.finished("v8", loaded: true), [])
         XCTAssertEqual(
-            schedule.setCurrent(0), [.settle("v5"), .settle("v7"), .cancel("v8"), .start("v1"), .start("v2")])
+            schedule.setCurrent(0),
+            [.cancel("v5"), .settle("v6"), .settle("v7"), .settle("v8"), .start("v0")])
+        XCTAssertEqual(schedule.finished("v0", loaded: true), [.start("v1"), .start("v2")])
     }
 
     func testStopCancelsAndSettlesEverythingAndStartsNothing() {
         var schedule = schedule(waitsForCurrent: false)
         _ = schedule.setItems(items(10), current: 0)
         _ = schedule.finished("v1", loaded: true)
-        XCTAssertEqual(schedule.status, ["v1": .loaded, "v2": .running])
-        XCTAssertEqual(schedule.stop(), [.settle("v1"), .cancel("v2")])
+        XCTAssertEqual(schedule.status, ["v0": .running, "v1": .loaded, "v2": .running])
+        XCTAssertEqual(schedule.stop(), [.cancel("v0"), .settle("v1"), .cancel("v2")])
         XCTAssertEqual(schedule.setCurrent(3), [])
     }
 

@@ -152,24 +152,6 @@ struct FetchRunner: Sendable {
 
     /// Stores the body of `response` for request `id` until the request has what it asked for. Fails with
     /// `SpoolError.timedOut` when no byte arrives for `stallTimeout`; `onBytes` is told of every chunk.
-    /// The longest a request pauses for playback in one go; then it takes its share of the link again.
-    static let maximumPause: Double = 60
-
-    /// While a playback read of the cache waits for origin bytes and only reads ahead of playback wait for
-    /// request `id`, stops taking its body: the transport stops reading the socket (AsyncHTTPClient; over
-    /// URLSession the body keeps arriving into memory), so TCP hands the link to playback, and nothing
-    /// received is lost, as it would be if the request were cancelled and sent again. Not a stall.
-    private func pauseForPlayback(fetch id: Int, lastByte: LockedBox<Double>) async {
-        let gate = environment.gate
-        let started = LinkMonitor.now
-        while gate.isPlaybackActive, core.inner.withLock({ $0.state.mayPause(fetch: id) }),
-            LinkMonitor.now - started < Self.maximumPause, !Task.isCancelled
-        {
-            lastByte.withLock { $0 = LinkMonitor.now }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-    }
-
     /// Returns the resource offset where the body stopped being stored.
     ///
     /// Receiving and storing run side by side, joined by a `ChunkPipe`: the next chunks arrive while a batch

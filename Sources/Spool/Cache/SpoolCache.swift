@@ -189,33 +189,6 @@ public final class SpoolCache: Sendable {
         }
     }
 
-    /// Pins `resource` for offline use and downloads all of it (giving way to playback reads); pinned
-    /// entries are never evicted. Returns when every byte is cached.
-    public func pin(_ resource: Resource) async throws {
-        let engine = acquire(resource)
-        defer { release(engine) }
-        await engine.setPinned(true)
-        try await prefetch(resource)
-        await engine.index.flush()
-    }
-
-    /// Pins the resource at `url`.
-    public func pin(_ url: URL) async throws {
-        try await pin(Resource(url: url))
-    }
-
-    /// Makes `resource` evictable again; its bytes stay cached.
-    public func unpin(_ resource: Resource) async {
-        let engine = acquire(resource)
-        defer { release(engine) }
-        await engine.setPinned(false)
-    }
-
-    /// Unpins the resource at `url`.
-    public func unpin(_ url: URL) async {
-        await unpin(Resource(url: url))
-    }
-
     /// The cached bytes of every entry together.
     public var totalBytes: Int64 {
         store.keys().reduce(0) { total, key in
@@ -283,7 +256,7 @@ public final class SpoolCache: Sendable {
     }
 
     /// The engine of `resource`, counted as used until `release`.
-    private func acquire(_ resource: Resource) -> ResourceEngine {
+    func acquire(_ resource: Resource) -> ResourceEngine {
         open.acquire(
             key: key(for: resource), url: resource.url, origin: resource.origin ?? configuration.origin,
             environment: environment)
@@ -306,7 +279,7 @@ public final class SpoolCache: Sendable {
             writeBatchLimit: configuration.limits.maxBytes == nil ? Int(4 * BlockLayout.blockSize) : 0)
     }
 
-    private func release(_ engine: ResourceEngine) {
+    func release(_ engine: ResourceEngine) {
         open.release(engine)
         if statisticsCounter.isFlushDue() {
             BlockingIO.start { [statisticsCounter] in statisticsCounter.flush() }

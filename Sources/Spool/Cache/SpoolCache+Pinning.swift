@@ -1,0 +1,31 @@
+import Foundation
+
+/// Pinning: entries kept for offline use, exempt from eviction.
+extension SpoolCache {
+    /// Pins `resource` for offline use and downloads all of it (giving way to playback reads); pinned
+    /// entries are never evicted. Returns when every byte is cached.
+    public func pin(_ resource: Resource) async throws {
+        let engine = acquire(resource)
+        defer { release(engine) }
+        await engine.setPinned(true)
+        try await prefetch(resource)
+        await engine.index.flush()
+    }
+
+    /// Pins the resource at `url`.
+    public func pin(_ url: URL) async throws {
+        try await pin(Resource(url: url))
+    }
+
+    /// Makes `resource` evictable again; its bytes stay cached.
+    public func unpin(_ resource: Resource) async {
+        let engine = acquire(resource)
+        defer { release(engine) }
+        await engine.setPinned(false)
+    }
+
+    /// Unpins the resource at `url`.
+    public func unpin(_ url: URL) async {
+        await unpin(Resource(url: url))
+    }
+}

@@ -62,9 +62,20 @@ public final class SpoolCache: Sendable {
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
         extent: ReadExtent = .mayStopEarly, consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
+        read(
+            resource, from: offset, length: length, priority: priority, extent: extent, consumer: consumer,
+            countsServed: true)
+    }
+
+    /// `read`, saying whether a playback read's bytes count as served (`CacheStatistics`): not for the
+    /// cache's own reads of what it parses.
+    private func read(
+        _ resource: Resource, from offset: Int64, length: Int64?, priority: ReadPriority, extent: ReadExtent,
+        consumer: (@Sendable () async throws -> Void)?, countsServed: Bool
+    ) -> ByteStream {
         ByteStream(
             acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, extent: extent,
-            gate: gate, consumer: consumer,
+            gate: gate, consumer: consumer, countsServed: countsServed,
             release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
     }
 
@@ -86,12 +97,10 @@ public final class SpoolCache: Sendable {
     {
         var data = Data()
         data.reserveCapacity(Int(range.upperBound - range.lowerBound))
-        // The cache's own reads of what it parses serve no player: not counted (`CacheStatistics`).
-        let stream = ByteStream(
-            acquire: { self.acquire(resource) }, offset: range.lowerBound, length: range.upperBound - range.lowerBound,
-            priority: priority, extent: .whole, gate: gate, countsServed: false,
-            release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
-        for try await chunk in stream {
+        for try await chunk in read(
+            resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, priority: priority,
+            extent: .whole, consumer: nil, countsServed: false)
+        {
             data.append(chunk)
         }
         return data

@@ -40,7 +40,8 @@ extension ResourceEngine {
         consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil,
         countsServed: Bool = true
     ) async throws -> StreamPart? {
-        let counted = countsServed ? priority : .prefetch
+        // Reads ahead of playback serve nobody yet; the cache's own reads serve nobody at all.
+        let serves = countsServed && priority == .playback
         let slicing = revoke != nil && environment.codec.isIdentity
         let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
         var othersChecked = false
@@ -104,11 +105,11 @@ extension ResourceEngine {
                 case nil: continue
                 case .lent(let reserved)?:
                     let part = StreamPart.file(try lender.complete(reserved))
-                    countServed(reserved.range, fresh: reserved.fresh, priority: counted)
+                    if serves { countServed(reserved.range, fresh: reserved.fresh) }
                     return part
                 case .planned(let plan, let fresh)?:
                     if let data = try await reader.perform(plan, for: id) {
-                        countServed(position..<position + Int64(data.count), fresh: fresh, priority: counted)
+                        if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
                         return .bytes(data)
                     }
                 }
@@ -122,10 +123,10 @@ extension ResourceEngine {
         }
     }
 
-    /// Counts the bytes of `range` a playback read received as served, `fresh` of them from the origin (see
-    /// `EntryInner.fresh`). Reads ahead of playback serve nobody.
-    private func countServed(_ range: Range<Int64>, fresh: Int64, priority: ReadPriority) {
-        guard priority == .playback, !range.isEmpty else { return }
+    /// Counts the bytes of `range` a player received as served, `fresh` of them from the origin (see
+    /// `EntryInner.fresh`).
+    func countServed(_ range: Range<Int64>, fresh: Int64) {
+        guard !range.isEmpty else { return }
         environment.statistics.served(
             key: key, range: range,
             fromCache: range.upperBound - range.lowerBound - min(fresh, range.upperBound - range.lowerBound))

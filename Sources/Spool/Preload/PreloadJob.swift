@@ -14,9 +14,13 @@ struct PreloadJob: Sendable {
     /// eviction took some back meanwhile.
     static let maximumAttempts = 3
 
-    /// Returns the bytes of the plan stored.
+    /// Plans `item` and downloads the plan; returns the bytes of the plan stored.
     func run(_ item: PreloadItem) async throws -> Int64 {
-        let plan = try await planner.plan(item)
+        try await download(try await planner.plan(item))
+    }
+
+    /// Downloads what of `plan` is missing; returns the bytes of the plan stored.
+    func download(_ plan: PreloadPlan) async throws -> Int64 {
         var total: Int64 = plan.pieces.reduce(0) { $0 + ($1.range.map { $0.upperBound - $0.lowerBound } ?? 0) }
         var done: Int64 = 0
         for piece in plan.pieces {
@@ -32,7 +36,7 @@ struct PreloadJob: Sendable {
                 total += length
             }
             onProgress(.loading(bytes: done, total: total))
-            try await download(piece.resource, range)
+            try await store(piece.resource, range)
             done += range.upperBound - range.lowerBound
         }
         onProgress(.loading(bytes: done, total: total))
@@ -40,7 +44,7 @@ struct PreloadJob: Sendable {
     }
 
     /// Stores `range` of `resource`, giving way to playback.
-    private func download(_ resource: Resource, _ range: Range<Int64>) async throws {
+    private func store(_ resource: Resource, _ range: Range<Int64>) async throws {
         let key = cache.key(for: resource)
         onStored(key, [])
         for _ in 0..<Self.maximumAttempts {

@@ -107,7 +107,7 @@ public final class SpoolPreloader: Sendable {
         let planner = PreloadPlanner(cache: cache, configuration: configuration)
         let plan = try await planner.plan(item)
         let job = PreloadJob(cache: cache, planner: planner, onStored: { _, _ in }, onProgress: { _ in })
-        return (plan, try await job.run(item))
+        return (plan, try await job.download(plan))
     }
 
     // MARK: Driving the schedule

@@ -42,6 +42,32 @@ public struct CacheStatistics: Sendable, Equatable, Codable {
         bytesServed > 0 ? Double(bytesServedFromCache) / Double(bytesServed) : nil
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case bytesServedFromCache, bytesServedFromOrigin, bytesFetched, bytesEvicted, since, hitRatio
+    }
+
+    /// Decodes the counts; the hit ratio is derived from them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            bytesServedFromCache: try container.decode(Int64.self, forKey: .bytesServedFromCache),
+            bytesServedFromOrigin: try container.decode(Int64.self, forKey: .bytesServedFromOrigin),
+            bytesFetched: try container.decode(Int64.self, forKey: .bytesFetched),
+            bytesEvicted: try container.decode(Int64.self, forKey: .bytesEvicted),
+            since: try container.decode(Date.self, forKey: .since))
+    }
+
+    /// Encodes the counts and, for a reader of the JSON, the hit ratio (`null` before anything was served).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(bytesServedFromCache, forKey: .bytesServedFromCache)
+        try container.encode(bytesServedFromOrigin, forKey: .bytesServedFromOrigin)
+        try container.encode(bytesFetched, forKey: .bytesFetched)
+        try container.encode(bytesEvicted, forKey: .bytesEvicted)
+        try container.encode(since, forKey: .since)
+        try container.encode(hitRatio, forKey: .hitRatio)
+    }
+
     /// These counts plus `other`'s, from the earlier of the two starts.
     func adding(_ other: CacheStatistics) -> CacheStatistics {
         CacheStatistics(

@@ -105,11 +105,8 @@ struct ProxyResponder: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        var json = String(decoding: try encoder.encode(statistics), as: UTF8.self)
-        // The ratio is derived, so Codable leaves it out; a client reading the endpoint wants it.
-        json.removeLast()
-        json += ",\"hitRatio\":\(statistics.hitRatio.map { "\($0)" } ?? "null")}\n"
-        let body = ByteBuffer(string: json)
+        var body = ByteBuffer(bytes: try encoder.encode(statistics))
+        body.writeString("\n")
         let fields = [
             HeaderField("Content-Type", "application/json"),
             HeaderField("Content-Length", "\(body.readableBytes)"),

@@ -167,22 +167,7 @@ final class PlayerThroughProxyTests: XCTestCase {
 
     /// The top-level boxes of an MP4 in order; asserts `moov` comes after `mdat`.
     private func assertMoovAfterMdat(in file: URL) throws {
-        let data = try Data(contentsOf: file)
-        var boxes: [String] = []
-        var offset = 0
-        func integer(_ at: Int, _ count: Int) -> UInt64 {
-            data[data.startIndex + at..<data.startIndex + at + count].reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        while offset + 8 <= data.count {
-            var size = Int(integer(offset, 4))
-            let start = data.startIndex + offset
-            let type = String(decoding: data[start + 4..<start + 8], as: UTF8.self)
-            if size == 1, offset + 16 <= data.count { size = Int(integer(offset + 8, 8)) }
-            if size == 0 { size = data.count - offset }
-            guard size >= 8 else { return XCTFail("malformed box \(type) at \(offset) in \(file.lastPathComponent)") }
-            boxes.append(type)
-            offset += size
-        }
+        let boxes = try MediaSamples.topLevelBoxes(of: file).map(\.type)
         let mdat = try XCTUnwrap(boxes.firstIndex(of: "mdat"), "boxes: \(boxes)")
         let moov = try XCTUnwrap(boxes.firstIndex(of: "moov"), "boxes: \(boxes)")
         XCTAssertGreaterThan(moov, mdat, "moov must follow mdat; top-level boxes: \(boxes)")
@@ -219,7 +204,7 @@ private struct Medium: Sendable {
             "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=24",
             "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=44100:duration=24",
             "-vf", "noise=alls=12:allf=t",
-        ] + (Tools.hasX264 ? ["-c:v", "libx264", "-preset", "ultrafast"] : ["-c:v", "mpeg4", "-q:v", "4"]) + [
+        ] + (MediaSamples.hasX264 ? ["-c:v", "libx264", "-preset", "ultrafast"] : ["-c:v", "mpeg4", "-q:v", "4"]) + [
             "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest", "-f", "mp4",
         ],
         seeks: [nil, 10, 17.5], contentType: "video/mp4", formatName: "mov,mp4,m4a,3gp,3g2,mj2", duration: 24,
@@ -238,13 +223,6 @@ private struct Tools: Sendable {
         self.ffmpeg = ffmpeg
         self.ffprobe = ffprobe
     }
-
-    static let hasX264: Bool = {
-        guard let ffmpeg = ExternalCommand(named: "ffmpeg"),
-            let output = try? ffmpeg.run(["-hide_banner", "-encoders"], timeout: 30)
-        else { return false }
-        return output.stdoutText.contains(" libx264 ")
-    }()
 }
 
 /// Requests the proxies answered and the body bytes they logged as written to sockets, including bytes a

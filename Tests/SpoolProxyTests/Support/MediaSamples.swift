@@ -92,15 +92,26 @@ enum MediaSamples {
         return end
     }
 
-    /// The top-level boxes of an MP4: type and offset.
+    /// The top-level boxes of an MP4: type and offset (64-bit sizes and a last box to the end included);
+    /// throws at a malformed box.
     static func topLevelBoxes(of file: URL) throws -> [(type: String, offset: Int64)] {
         let data = try Data(contentsOf: file)
         var boxes: [(String, Int64)] = []
         var offset = 0
+        func integer(_ at: Int, _ count: Int) -> UInt64 {
+            data[data.startIndex + at..<data.startIndex + at + count].reduce(0) { $0 << 8 | UInt64($1) }
+        }
         while offset + 8 <= data.count {
-            let size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            boxes.append((String(decoding: data[offset + 4..<offset + 8], as: UTF8.self), Int64(offset)))
-            guard size >= 8 else { break }
+            var size = Int(integer(offset, 4))
+            let start = data.startIndex + offset
+            let type = String(decoding: data[start + 4..<start + 8], as: UTF8.self)
+            if size == 1, offset + 16 <= data.count { size = Int(integer(offset + 8, 8)) }
+            if size == 0 { size = data.count - offset }
+            guard size >= 8 else {
+                throw ExternalCommand.Failure(
+                    description: "malformed box \(type) at \(offset) in \(file.lastPathComponent)")
+            }
+            boxes.append((type, Int64(offset)))
             offset += size
         }
         return boxes

@@ -38,6 +38,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for client in clients { client.shutdown().whenComplete { _ in } }
     }
 
+    /// AsyncHTTPClient reads the socket again only once the body's last chunk was taken.
+    public var pausesUnreadBodies: Bool { true }
+
     /// Sends `request` without following redirects; `request.timeoutInterval` bounds the time to the
     /// response head (connecting included) and then each wait for the next body bytes.
     public func send(_ request: URLRequest) async throws -> HTTPTransportResponse {

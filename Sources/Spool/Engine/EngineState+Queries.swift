@@ -24,6 +24,12 @@ extension EngineState {
         return fetch.interested.allSatisfy { readers[$0]?.isPrefetch == true }
     }
 
+    /// When request `id` was abandoned by its last reader, while no reader has joined it since.
+    func abandonedSince(fetch id: Int) -> Double? {
+        guard let fetch = fetches[id], fetch.interested.isEmpty else { return nil }
+        return fetch.abandonedAt
+    }
+
     /// The range request `id` still has to deliver, or `nil` once it is finished or cancelled.
     func remaining(of id: Int) -> Range<Int64>? {
         guard let fetch = fetches[id], fetch.position < fetch.end else { return nil }
@@ -36,5 +42,17 @@ extension EngineState {
     func unstoredParts(of range: Range<Int64>, fetch id: Int) -> [Range<Int64>]? {
         guard fetches[id] != nil || orphaned[id] == generation, let info else { return nil }
         return stored.gaps(in: range.clamped(to: 0..<info.length))
+    }
+
+    /// The first offset after `offset` that is stored or that a running request will deliver.
+    func nextClaimedOffset(after offset: Int64) -> Int64? {
+        let storedNext = stored.firstOffset(atOrAfter: offset)
+        let fetchNext = fetches.values.filter { $0.position > offset && $0.position < $0.end }.map(\.position).min()
+        switch (storedNext, fetchNext) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
     }
 }

@@ -12,6 +12,9 @@ extension EngineState {
         var failuresInARow = 0
         /// When bytes last arrived, or the request started (monotonic seconds).
         var lastProgress: Double = 0
+        /// When its last reader, a player's, left (monotonic seconds); `nil` while a reader waits for it. See
+        /// `removeReader(_:abandonAt:)`.
+        var abandonedAt: Double?
     }
 
     /// What the driver does after a request failed.

@@ -34,20 +34,40 @@ struct EngineState {
         return id
     }
 
-    /// Removes a reader; returns the requests nobody needs any more, to cancel.
-    mutating func removeReader(_ id: Int) -> [Int] {
+    /// Removes a reader; returns the requests nobody needs any more, to cancel. With `now` given, those a
+    /// playback reader leaves are abandoned instead, for a reader to join, until the driver expires them
+    /// (see `FetchPolicy.abandonedRequestGrace`); reads ahead of playback (a preload left by a swipe) cancel.
+    mutating func removeReader(_ id: Int, abandonAt now: Double? = nil) -> [Int] {
+        let abandons = now != nil && readers[id]?.isPrefetch == false
         readers[id] = nil
         var orphans: [Int] = []
         for (fetchID, var fetch) in fetches where fetch.interested.contains(id) {
             fetch.interested.remove(id)
+            if fetch.interested.isEmpty, !fetch.outlivesReaders {
+                if abandons, let now, fetch.position < fetch.end {
+                    fetch.abandonedAt = now
+                } else {
+                    orphans.append(fetchID)
+                }
+            }
             fetches[fetchID] = fetch
-            if fetch.interested.isEmpty, !fetch.outlivesReaders { orphans.append(fetchID) }
         }
-        for fetchID in orphans {
-            fetches[fetchID] = nil
-            orphaned[fetchID] = generation
-        }
+        for fetchID in orphans { cancelUnneeded(fetchID) }
         return orphans
+    }
+
+    /// Ends request `id`, which no reader waits for, if it is still abandoned; returns whether it did. The
+    /// bytes it received meanwhile are still stored (see `unstoredParts`).
+    @discardableResult
+    mutating func expireAbandoned(fetch id: Int) -> Bool {
+        guard abandonedSince(fetch: id) != nil else { return false }
+        cancelUnneeded(id)
+        return true
+    }
+
+    private mutating func cancelUnneeded(_ id: Int) {
+        fetches[id] = nil
+        orphaned[id] = generation
     }
 
     /// What reader `id`, which has delivered everything before `position`, does next, over a link to the
@@ -116,6 +136,7 @@ struct EngineState {
         if let (fetchID, fetch) = fetches.first(where: { $0.value.position <= offset && offset < $0.value.end }) {
             if offset - fetch.position <= policy.joinDistance {
                 fetches[fetchID]!.interested.insert(reader)
+                fetches[fetchID]!.abandonedAt = nil
                 return fetch.end
             }
             // Too far behind: it stops where this reader starts, and a new request takes over from there.
@@ -136,18 +157,6 @@ struct EngineState {
         fetches[id] = Fetch(position: offset, end: upper, interested: [reader])
         started.append((id, offset..<upper))
         return upper
-    }
-
-    /// The first offset after `offset` that is stored or that a running request will deliver.
-    private func nextClaimedOffset(after offset: Int64) -> Int64? {
-        let storedNext = stored.firstOffset(atOrAfter: offset)
-        let fetchNext = fetches.values.filter { $0.position > offset && $0.position < $0.end }.map(\.position).min()
-        switch (storedNext, fetchNext) {
-        case (let a?, let b?): return min(a, b)
-        case (let a?, nil): return a
-        case (nil, let b?): return b
-        case (nil, nil): return nil
-        }
     }
 
     /// Records that reader `id` delivered bytes of `generation`.
@@ -183,16 +192,7 @@ struct EngineState {
         var answered = answered
         if offset < requested { answered.acceptsRanges = false }
         guard let known = info, answered.isDifferentVersion(from: known) else {
-            if var merged = info {
-                merged.acceptsRanges = merged.acceptsRanges && answered.acceptsRanges
-                merged.entityTag = merged.entityTag ?? answered.entityTag
-                merged.lastModified = merged.lastModified ?? answered.lastModified
-                merged.mimeType = merged.mimeType ?? answered.mimeType
-                merged.location = merged.location ?? answered.location
-                info = merged
-            } else {
-                info = answered
-            }
+            info = info?.completed(by: answered) ?? answered
             return nil
         }
         let others = fetches.keys.filter { $0 != id }

@@ -44,6 +44,14 @@ public struct FetchPolicy: Sendable, Hashable {
     /// A reader that needs bytes a running request will reach within this distance waits for them instead
     /// of opening another request.
     public var joinDistance: Int64
+    /// How long a request whose last reader, a player's, hung up stays open for a read to join it: paused
+    /// where the transport stops reading an unread body (AsyncHTTPClient), so it holds no bandwidth; storing
+    /// what keeps arriving otherwise (URLSession). Players hang up and ask again nearby: ffmpeg
+    /// leaves a read to fetch a `moov` at the end and comes back; AVPlayer replaces its loading requests.
+    /// Cancelled at once, such a request's bytes in flight are lost and the origin sends them twice; joined,
+    /// they arrive once. Past this it is cancelled, having lost no more than a cancel at once would. 0
+    /// cancels at once. Reads ahead of playback are always cancelled at once (a preload left by a swipe).
+    public var abandonedRequestGrace: TimeInterval
     /// How many times a failed request is tried again in a row without receiving a byte, when the origin
     /// answered (an error status) or refused the connection.
     public var retryLimit: Int
@@ -75,6 +83,7 @@ public struct FetchPolicy: Sendable, Hashable {
         sufficientBytesPerSecond: Double = 25_000_000,
         longestPieceTime: TimeInterval = 0.05,
         joinDistance: Int64 = 1024 * 1024,
+        abandonedRequestGrace: TimeInterval = 1.5,
         retryLimit: Int = 3,
         retryDelay: TimeInterval = 0.1,
         maximumRetryDelay: TimeInterval = 0.5,
@@ -93,6 +102,7 @@ public struct FetchPolicy: Sendable, Hashable {
         self.sufficientBytesPerSecond = sufficientBytesPerSecond
         self.longestPieceTime = longestPieceTime
         self.joinDistance = joinDistance
+        self.abandonedRequestGrace = abandonedRequestGrace
         self.retryLimit = retryLimit
         self.retryDelay = retryDelay
         self.maximumRetryDelay = maximumRetryDelay

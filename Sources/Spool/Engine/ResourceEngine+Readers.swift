@@ -12,10 +12,12 @@ extension ResourceEngine {
         }
     }
 
-    /// Unregisters a reader and cancels the requests only it needed; their bytes so far stay stored, and
-    /// the index learns of them.
+    /// Unregisters a reader and cancels the requests only it needed, or, for a player's, abandons them for a
+    /// read to join (`FetchPolicy.abandonedRequestGrace`); their bytes so far stay stored, and the index
+    /// learns of them.
     func removeReader(_ id: Int) {
         let now = environment.clock()
+        let abandonAt = policy.abandonedRequestGrace > 0 ? LinkMonitor.now : nil
         let orphans = inner.withLock { inner in
             inner.readerPositions[id] = nil
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
@@ -23,7 +25,7 @@ extension ResourceEngine {
             // The record learns of reads at most once a second, without a sync (it claims nothing new): a
             // burst of small requests costs one record write, not one each.
             if inner.state.info != nil, now.timeIntervalSince(inner.savedLastAccess) >= 1 { inner.dirty = true }
-            return inner.state.removeReader(id).compactMap { inner.tasks[$0] }
+            return inner.state.removeReader(id, abandonAt: abandonAt).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
         index.flushSoon()

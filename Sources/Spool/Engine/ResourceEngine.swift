@@ -262,9 +262,14 @@ final class ResourceEngine: Sendable {
         core.notifyReaders()
     }
 
-    /// Waits for the running origin requests to end, then brings the index up to date.
+    /// Waits for the running origin requests to end, then brings the index up to date. Abandoned requests
+    /// end at once: nothing will join them.
     func settle() async {
-        let running = inner.withLock { Array($0.tasks.values) }
+        let (running, abandoned) = inner.withLock { inner -> ([Task<Void, Never>], [Task<Void, Never>]) in
+            let ids = Array(inner.state.fetches.keys).filter { inner.state.expireAbandoned(fetch: $0) }
+            return (Array(inner.tasks.values), ids.compactMap { inner.tasks[$0] })
+        }
+        for task in abandoned { task.cancel() }
         for task in running { await task.value }
         await index.flush()
     }

@@ -50,4 +50,16 @@ public struct ContentInfo: Sendable, Hashable, Codable {
         if let mine = lastModified, let theirs = other.lastModified { return mine != theirs }
         return false
     }
+
+    /// This information, with what `answered` (a response for the same version) adds: validators, type and
+    /// final URL it lacked, and ranges off if that response showed the origin ignores them.
+    func completed(by answered: ContentInfo) -> ContentInfo {
+        var merged = self
+        merged.acceptsRanges = acceptsRanges && answered.acceptsRanges
+        merged.entityTag = entityTag ?? answered.entityTag
+        merged.lastModified = lastModified ?? answered.lastModified
+        merged.mimeType = mimeType ?? answered.mimeType
+        merged.location = location ?? answered.location
+        return merged
+    }
 }

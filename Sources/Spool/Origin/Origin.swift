@@ -56,11 +56,19 @@ public struct OriginReadResponse: Sendable {
     /// The body, in order, from `offset`. It ends after the last byte the origin means to send; ending the
     /// iteration early cancels the transfer.
     public var body: AsyncThrowingStream<Data, any Error>
+    /// Whether the transfer stops while nobody iterates `body`, so that the engine can hold a request back
+    /// (for playback elsewhere, or for a player that hung up and may come back) without it holding
+    /// bandwidth. Otherwise the bytes keep arriving, and the engine stores them instead of holding them in
+    /// memory.
+    public var pausesWhileUnread: Bool
 
     /// A response whose body starts at `offset`.
-    public init(offset: Int64, info: ContentInfo, body: AsyncThrowingStream<Data, any Error>) {
+    public init(
+        offset: Int64, info: ContentInfo, body: AsyncThrowingStream<Data, any Error>, pausesWhileUnread: Bool = false
+    ) {
         self.offset = offset
         self.info = info
         self.body = body
+        self.pausesWhileUnread = pausesWhileUnread
     }
 }

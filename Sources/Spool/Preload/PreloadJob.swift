@@ -55,7 +55,7 @@ struct PreloadJob: Sendable {
                 await cache.gate.waitForPlayback()
                 try Task.checkCancellation()
                 defer { onStored(key, cache.cachedRanges(for: resource).intersection(gap)) }
-                // The engine pauses the request while playback needs the link (`FetchRunner.pauseForPlayback`).
+                // The engine pauses the request while playback needs the link (`FetchRunner.holdBack`).
                 let stream = cache.read(
                     resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
                     extent: .whole)

@@ -1,22 +1,55 @@
 import Foundation
 
-/// Requests that only reads ahead of playback wait for give the link to playback.
+/// Requests that stop taking their body for a while: those only reads ahead of playback wait for, while
+/// playback needs the link, and those a player abandoned, until a read joins them or their grace ends.
 extension FetchRunner {
     /// The longest a request pauses for playback in one go; then it takes its share of the link again.
     static let maximumPause: Double = 60
 
-    /// While playback needs the link (`PlaybackGate`) and only reads ahead of playback wait for
-    /// request `id`, stops taking its body: the transport stops reading the socket (AsyncHTTPClient; over
-    /// URLSession the body keeps arriving into memory), so TCP hands the link to playback, and nothing
-    /// received is lost, as it would be if the request were cancelled and sent again. Not a stall.
-    func pauseForPlayback(fetch id: Int, lastByte: LockedBox<Double>) async {
+    /// Holds request `id`'s body back while it may wait (see `Hold`); returns `false` when the request was
+    /// abandoned past its grace and has ended (`EngineState.expireAbandoned`): the chunk in hand is the
+    /// last it stores.
+    ///
+    /// With `pausing` (the transport stops reading the socket while its body is not taken, as
+    /// AsyncHTTPClient does), not taking the body makes TCP hand the link to others, and nothing received is
+    /// lost, as it would be if the request were cancelled and sent again. Without it the body keeps arriving
+    /// into memory whatever this does, so nothing is held back: an abandoned request stores what comes until
+    /// its grace ends. Not a stall: the watchdog's clock (`lastByte`) is held.
+    func holdBack(fetch id: Int, pausing: Bool, lastByte: LockedBox<Double>) async -> Bool {
         let gate = core.environment.gate
+        let grace = core.policy.abandonedRequestGrace
         let started = LinkMonitor.now
-        while gate.isPlaybackActive, core.inner.withLock({ $0.state.mayPause(fetch: id) }),
-            LinkMonitor.now - started < Self.maximumPause, !Task.isCancelled
-        {
-            lastByte.withLock { $0 = LinkMonitor.now }
-            try? await Task.sleep(nanoseconds: 20_000_000)
+        while !Task.isCancelled {
+            let playbackNeedsLink = gate.isPlaybackActive && LinkMonitor.now - started < Self.maximumPause
+            let hold = core.inner.withLock { inner -> Hold in
+                if let since = inner.state.abandonedSince(fetch: id) {
+                    guard LinkMonitor.now - since >= grace else { return .abandoned }
+                    inner.state.expireAbandoned(fetch: id)
+                    return .expired
+                }
+                return playbackNeedsLink && inner.state.mayPause(fetch: id) ? .forPlayback : .none
+            }
+            switch hold {
+            case .none: return true
+            case .expired: return false
+            case .abandoned, .forPlayback:
+                guard pausing else { return true }
+                lastByte.withLock { $0 = LinkMonitor.now }
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
         }
+        return true
+    }
+
+    /// Why a request's body may be held back.
+    private enum Hold {
+        /// It goes on.
+        case none
+        /// Only reads ahead of playback wait for it, while playback needs the link.
+        case forPlayback
+        /// A player left it, and its grace is not over.
+        case abandoned
+        /// A player left it and no read joined within the grace: it ends.
+        case expired
     }
 }

@@ -87,7 +87,9 @@ struct FetchRunner: Sendable {
         inner.withLock { $0.state.fetchStarted(id, at: LinkMonitor.now) }
         while true {
             let next = inner.withLock { inner in
-                inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
+                // Abandoned between two sends (a retry): nobody waits for another.
+                inner.state.expireAbandoned(fetch: id)
+                return inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
             }
             guard let (range, validator) = next else {
                 if sending { environment.link.requestEnded(url, reusable: false) }
@@ -179,8 +181,10 @@ struct FetchRunner: Sendable {
                         statistics.fetched(chunk.count)
                         guard !chunk.isEmpty else { continue }
                         onBytes()
-                        await pauseForPlayback(fetch: id, lastByte: lastByte)
+                        let goesOn = await holdBack(
+                            fetch: id, pausing: response.pausesWhileUnread, lastByte: lastByte)
                         await pipe.push(chunk)
+                        if !goesOn { throw CancellationError() }
                         try Task.checkCancellation()
                     }
                     return .received

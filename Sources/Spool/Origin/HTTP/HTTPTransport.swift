@@ -25,4 +25,15 @@ public protocol HTTPTransport: Sendable {
     /// dropping the stream) as soon as it has what it needs: the transfer must then stop promptly, and a
     /// transport that can should hold back the network while the reader is slower than it.
     func send(_ request: URLRequest) async throws -> HTTPTransportResponse
+
+    /// Whether a body nobody iterates stops its transfer (the transport reads the socket only when asked
+    /// for the next chunk), so that a request the engine holds back holds no bandwidth. `false` unless a
+    /// transport says otherwise: its bodies keep arriving into memory, and the engine then stores them
+    /// rather than holding them back (see `OriginReadResponse.pausesWhileUnread`).
+    var pausesUnreadBodies: Bool { get }
+}
+
+extension HTTPTransport {
+    /// Transports buffer what arrives unless they say otherwise.
+    public var pausesUnreadBodies: Bool { false }
 }

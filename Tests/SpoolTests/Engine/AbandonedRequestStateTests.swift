@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+@testable import Spool
+
+/// What `EngineState` decides when a reader leaves requests nobody else waits for: a player's are abandoned,
+/// for a read to join, and end when the driver expires them; a read ahead of playback's are cancelled.
+final class AbandonedRequestStateTests: XCTestCase {
+    private let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
+
+    /// A state with a known resource, one reader at 0 and the requests its first step started.
+    private func waitingReader(isPrefetch: Bool = false) -> (state: EngineState, reader: Int, fetches: [Int]) {
+        var state = EngineState(
+            policy: FetchPolicy(), info: ContentInfo(length: 4_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
+        let reader = state.addReader(requestedEnd: nil, isPrefetch: isPrefetch)
+        guard case .wait(let started) = state.step(reader: reader, position: 0, link: link), !started.isEmpty else {
+            XCTFail("a reader of bytes not stored waits for requests")
+            return (state, reader, [])
+        }
+        return (state, reader, started.map(\.id))
+    }
+
+    func testWhoseLeavingAbandonsAndWhoseCancels() {
+        let cases: [(name: String, prefetch: Bool, abandonAt: Double?, cancels: Bool)] = [
+            ("a player's leaving abandons", false, 10, false),
+            ("a read ahead of playback cancels", true, 10, true),
+            ("without a time (no grace), a player's cancels", false, nil, true),
+        ]
+        for item in cases {
+            var (state, reader, fetches) = waitingReader(isPrefetch: item.prefetch)
+            let cancelled = state.removeReader(reader, abandonAt: item.abandonAt)
+            XCTAssertEqual(Set(cancelled), item.cancels ? Set(fetches) : [], item.name)
+            for id in fetches {
+                XCTAssertEqual(state.abandonedSince(fetch: id), item.cancels ? nil : 10, item.name)
+                XCTAssertEqual(state.remaining(of: id) != nil, !item.cancels, item.name)
+                // Either way, what it had received is still stored.
+                XCTAssertNotNil(state.unstoredParts(of: 0..<1000, fetch: id), item.name)
+            }
+        }
+    }
+
+    func testAReadThatComesBackJoinsTheAbandonedRequest() {
+        var (state, reader, fetches) = waitingReader()
+        XCTAssertTrue(state.didStore(0..<20_000, fetch: fetches[0]))
+        _ = state.removeReader(reader, abandonAt: 10)
+        // The player asks again near where it was: it reads what is stored, then waits on the same requests.
+        let again = state.addReader(requestedEnd: nil)
+        guard case .read(let range, _) = state.step(reader: again, position: 10_000, link: link) else {
+            return XCTFail("stored bytes are read")
+        }
+        XCTAssertEqual(range, 10_000..<20_000)
+        guard case .wait(let started) = state.step(reader: again, position: 20_000, link: link) else {
+            return XCTFail("it waits for the abandoned requests")
+        }
+        let abandonedEnd = fetches.compactMap { state.remaining(of: $0)?.upperBound }.max()!
+        XCTAssertFalse(started.contains { $0.range.lowerBound < abandonedEnd }, "nothing they carry is asked again")
+        for id in fetches {
+            XCTAssertNil(state.abandonedSince(fetch: id), "joined, they are not abandoned any more")
+            XCTAssertFalse(state.expireAbandoned(fetch: id), "and do not expire")
+            XCTAssertNotNil(state.remaining(of: id))
+        }
+    }
+
+    func testAnAbandonedRequestNobodyJoinsExpires() {
+        var (state, reader, fetches) = waitingReader()
+        let other = state.addReader(requestedEnd: 10_000)
+        _ = state.step(reader: other, position: 0, link: link)
+        _ = state.removeReader(reader, abandonAt: 10)
+        XCTAssertNil(state.abandonedSince(fetch: fetches[0]), "a request another reader waits for goes on")
+        for id in fetches.dropFirst() { XCTAssertEqual(state.abandonedSince(fetch: id), 10) }
+        for id in fetches.dropFirst() {
+            XCTAssertTrue(state.expireAbandoned(fetch: id))
+            XCTAssertNil(state.remaining(of: id), "expired, it delivers nothing more")
+            XCTAssertNotNil(state.unstoredParts(of: 0..<1000, fetch: id), "but stores the chunk it holds")
+        }
+        XCTAssertFalse(state.expireAbandoned(fetch: fetches[0]))
+        // A new version drops what an expired request still held.
+        _ = state.absorb(
+            ContentInfo(length: 4_000_000, entityTag: "\"v2\""), servedFrom: 0, requested: 0, fetch: fetches[0])
+        XCTAssertNil(state.unstoredParts(of: 0..<1000, fetch: fetches[1]))
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+public import Spool
 
 /// Where a `SpoolProxy` listens and which origins it serves.
 public struct ProxyConfiguration: Sendable {
@@ -31,6 +32,9 @@ public struct ProxyConfiguration: Sendable {
     /// encrypted stream plays offline. `false` leaves their URIs as the origin wrote them: the player fetches
     /// each key itself, and no key is ever on disk. Either way, logs never name a key's URL.
     public var cachesKeys: Bool
+    /// How the preloader the preload API drives (`SpoolProxy.preloadPath`) preloads: its window, targets
+    /// and downloads at a time.
+    public var preload: PreloadConfiguration
 
     /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log, a 50 ms grace, 10 s of
     /// HLS read-ahead.
@@ -42,7 +46,8 @@ public struct ProxyConfiguration: Sendable {
         hangUpGrace: TimeInterval = 0.05,
         readAheadSeconds: Double = 10,
         readAheadBytes: Int64 = 16 << 20,
-        cachesKeys: Bool = true
+        cachesKeys: Bool = true,
+        preload: PreloadConfiguration = PreloadConfiguration()
     ) {
         self.host = host
         self.port = port
@@ -52,6 +57,7 @@ public struct ProxyConfiguration: Sendable {
         self.readAheadSeconds = readAheadSeconds
         self.readAheadBytes = readAheadBytes
         self.cachesKeys = cachesKeys
+        self.preload = preload
     }
 
     /// Whether requests may reach `host`.

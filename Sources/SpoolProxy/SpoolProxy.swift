@@ -21,6 +21,9 @@ public final class SpoolProxy: Sendable {
     public let cache: SpoolCache
     /// The configuration the proxy was made with.
     public let configuration: ProxyConfiguration
+    /// The preloader the proxy's preload API (`preloadPath`) drives; an app in Swift may drive it directly
+    /// (items by origin URL). `stop()` stops it.
+    public let preloader: SpoolPreloader
     private let state = NIOLockedValueBox(State.idle)
 
     private enum State {
@@ -34,6 +37,7 @@ public final class SpoolProxy: Sendable {
     public init(cache: SpoolCache, configuration: ProxyConfiguration = ProxyConfiguration()) {
         self.cache = cache
         self.configuration = configuration
+        preloader = SpoolPreloader(cache: cache, configuration: configuration.preload)
     }
 
     /// Binds the socket and starts serving; returns the base URL (`http://127.0.0.1:PORT`).
@@ -46,7 +50,7 @@ public final class SpoolProxy: Sendable {
         do {
             let server = try await ProxyServer.start(
                 host: configuration.host, port: configuration.port,
-                responder: ProxyResponder(cache: cache, configuration: configuration))
+                responder: ProxyResponder(cache: cache, configuration: configuration, preloader: preloader))
             let mapping = ProxyURLMapping(host: configuration.host, port: server.port)
             state.withLockedValue { $0 = .running(server, mapping) }
             return mapping.baseURL
@@ -63,6 +67,13 @@ public final class SpoolProxy: Sendable {
     /// The path the proxy answers with its cache's `CacheStatistics` as JSON (bytes served from the cache and
     /// from the origin, fetched, evicted, the hit ratio), for an app's analytics or a dashboard.
     public static let statisticsPath = "/statistics"
+
+    /// The path of the preload API, for apps that drive the proxy over HTTP: `PUT` the feed as
+    /// `{"items": [{"url": "<proxy or origin URL>", "id": "…", "seconds": 3}], "current": 0}`, `PUT` each
+    /// swipe to `/preload/current` as `{"index": 1}` or `{"id": "…"}`, `GET` the items' states and the
+    /// totals, `DELETE` to empty the feed. Every answer is that state as JSON; a refused request gets 400
+    /// (what is wrong), 403 (a host not allowed) or 413.
+    public static let preloadPath = "/preload"
 
     /// The base URL while the proxy runs.
     public var baseURL: URL? {
@@ -83,8 +94,8 @@ public final class SpoolProxy: Sendable {
         return try mapping.proxyURL(for: originURL)
     }
 
-    /// Stops listening, closes every connection and waits until they are gone. The cache stays open; call
-    /// `cache.close()` before the process exits so its index holds everything written.
+    /// Stops listening, closes every connection, stops the preloader and waits until they are gone. The
+    /// cache stays open; call `cache.close()` before the process exits so its index holds everything written.
     public func stop() async {
         let server: ProxyServer? = state.withLockedValue { state in
             defer { state = .stopped }
@@ -92,6 +103,7 @@ public final class SpoolProxy: Sendable {
             return nil
         }
         await server?.stop()
+        await preloader.stop()
     }
 }
 

@@ -15,7 +15,9 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the local caching proxy; players read `spool proxy-url` URLs through the cache.",
         discussion: """
             Prints the base URL on the first line of standard output, then serves until SIGINT or SIGTERM, \
-            when it closes every connection and writes the cache index before exiting.
+            when it closes every connection and writes the cache index before exiting. GET /statistics gives \
+            the cache's counters as JSON; PUT /preload with a feed's items keeps the next ones preloaded \
+            (see the README).
             """)
 
     @Option(
@@ -55,6 +57,17 @@ struct Serve: AsyncParsableCommand {
         help: "Cache HLS keys like segments, so encrypted streams play offline (--no-cache-keys: players fetch them).")
     var cacheKeys = true
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds of each feed item the preload API (PUT /preload) preloads, unless the item says (default 3).",
+            valueName: "seconds"))
+    var preloadSeconds: Double = 3
+
+    @Option(
+        help: ArgumentHelp(
+            "Feed items after the current one the preload API keeps preloaded (default 2).", valueName: "n"))
+    var preloadAhead = PreloadConfiguration().itemsAhead
+
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var cacheOptions: CacheOptions
@@ -65,6 +78,10 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--bandwidth-delay-multiple must be between 0.1 and 16")
         }
         guard (0...3600).contains(readAhead) else { throw ValidationError("--read-ahead must be 0 to 3600 seconds") }
+        guard preloadSeconds > 0, preloadSeconds <= 3600 else {
+            throw ValidationError("--preload-seconds must be more than 0 and at most 3600")
+        }
+        guard (0...100).contains(preloadAhead) else { throw ValidationError("--preload-ahead must be 0 to 100") }
     }
 
     func run() async throws {
@@ -83,7 +100,8 @@ struct Serve: AsyncParsableCommand {
             cache: cache,
             configuration: ProxyConfiguration(
                 host: host, port: port, allowedHosts: Set(allowedHosts), log: log, readAheadSeconds: readAhead,
-                cachesKeys: cacheKeys))
+                cachesKeys: cacheKeys,
+                preload: PreloadConfiguration(itemsAhead: preloadAhead, target: .seconds(preloadSeconds))))
         let signals = SignalListener(signals: [SIGINT, SIGTERM])
         let baseURL: URL
         do {

@@ -39,6 +39,7 @@ struct FailureResponse: Error, Equatable, Sendable {
         case 400: "Bad Request"
         case 403: "Forbidden"
         case 405: "Method Not Allowed"
+        case 413: "Content Too Large"
         case 500: "Internal Server Error"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"

@@ -14,10 +14,16 @@ struct ProxyResponder: Sendable {
     let livePlaylists = LivePlaylists()
     /// The next segments of the HLS streams being played.
     let readAhead: SegmentReadAhead
+    /// The preload API (`/preload`).
+    let preload: PreloadControl
 
-    init(cache: SpoolCache, configuration: ProxyConfiguration) {
+    /// A responder over `cache`; its preload API drives `preloader` (by default a new one over `cache`).
+    init(cache: SpoolCache, configuration: ProxyConfiguration, preloader: SpoolPreloader? = nil) {
         self.cache = cache
         self.configuration = configuration
+        preload = PreloadControl(
+            preloader: preloader ?? SpoolPreloader(cache: cache, configuration: configuration.preload),
+            configuration: configuration)
         readAhead = SegmentReadAhead(
             cache: cache,
             window: .init(seconds: configuration.readAheadSeconds, bytes: configuration.readAheadBytes))
@@ -28,12 +34,18 @@ struct ProxyResponder: Sendable {
     /// Sends the whole response. Throws when the connection must close: the client went away, or the body
     /// broke off after its head was sent (the client then sees a short body, never wrong bytes). `pace`
     /// holds back the origin requests of a "to the end" body that ran ahead of the client.
-    func respond(to head: HTTPRequestHead, keepAlive: Bool, writer: Writer, pace: ClientPace? = nil) async throws {
+    /// `body` is the request's body, for the methods that carry one (the preload API's `PUT`).
+    func respond(
+        to head: HTTPRequestHead, body: [UInt8] = [], keepAlive: Bool, writer: Writer, pace: ClientPace? = nil
+    ) async throws {
         var record = ProxyLogRecord(
             method: head.method.rawValue, target: "(not a proxy path)", range: head.headers.first(name: "range"),
             status: 0, bodyBytes: 0, failure: nil)
         defer { configuration.log?(record) }
         do {
+            if try await answerControl(head, body: body, keepAlive: keepAlive, writer: writer, record: &record) {
+                return
+            }
             let isHead: Bool
             switch head.method {
             case .GET: isHead = false
@@ -42,78 +54,17 @@ struct ProxyResponder: Sendable {
                 throw FailureResponse(
                     status: 405, reason: "only GET and HEAD", headers: [HeaderField("Allow", "GET, HEAD")])
             }
-            if head.uri == SpoolProxy.pingPath {
-                record.target = SpoolProxy.pingPath
-                record.status = 200
-                record.bodyBytes = try await answerPing(head, isHead: isHead, keepAlive: keepAlive, writer: writer)
-                return
-            }
-            if head.uri == SpoolProxy.statisticsPath {
-                record.target = SpoolProxy.statisticsPath
-                record.status = 200
-                record.bodyBytes = try await answerStatistics(
-                    head, isHead: isHead, keepAlive: keepAlive, writer: writer)
-                return
-            }
             let mapping = try originMapping(of: head)
             record.target = mapping.displayURL
             try await stream(
                 Resource(url: mapping.origin), origin: mapping.origin, for: head, isHead: isHead,
                 keepAlive: keepAlive, writer: writer, pace: pace, record: &record)
         } catch let failure as FailureResponse {
-            record.status = failure.status
-            record.failure = failure.reason
-            let body = ByteBuffer(string: failure.body)
-            let fields =
-                failure.headers + [
-                    HeaderField("Content-Type", "text/plain; charset=utf-8"),
-                    HeaderField("Content-Length", "\(body.readableBytes)"),
-                    HeaderField("Cache-Control", "no-store"),
-                ]
-            _ = try await sendWhole(
-                body, status: failure.status, fields: fields, head: head, isHead: head.method == .HEAD,
-                keepAlive: keepAlive, writer: writer)
+            try await send(failure, to: head, keepAlive: keepAlive, writer: writer, record: &record)
         } catch {
             record.failure = "\(error)"
             throw error
         }
-    }
-
-    /// Returns the body bytes sent.
-    private func answerPing(_ head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer) async throws
-        -> Int64
-    {
-        let body = ByteBuffer(string: "pong\n")
-        let fields = [
-            HeaderField("Content-Type", "text/plain; charset=utf-8"),
-            HeaderField("Content-Length", "\(body.readableBytes)"),
-            HeaderField("Cache-Control", "no-store"),
-        ]
-        return try await sendWhole(
-            body, status: 200, fields: fields, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
-    }
-
-    /// The cache's `CacheStatistics` as JSON (`SpoolProxy.statisticsPath`). Returns the body bytes sent.
-    private func answerStatistics(_ head: HTTPRequestHead, isHead: Bool, keepAlive: Bool, writer: Writer) async throws
-        -> Int64
-    {
-        let cache = cache
-        // Reading the statistics file blocks: off Swift's pool, as the engine's file work is.
-        let statistics = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: cache.statistics) }
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        var body = ByteBuffer(bytes: try encoder.encode(statistics))
-        body.writeString("\n")
-        let fields = [
-            HeaderField("Content-Type", "application/json"),
-            HeaderField("Content-Length", "\(body.readableBytes)"),
-            HeaderField("Cache-Control", "no-store"),
-        ]
-        return try await sendWhole(
-            body, status: 200, fields: fields, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
     }
 
     /// Sends a response whose body is in memory, in one write: the head (`fields` and the connection's

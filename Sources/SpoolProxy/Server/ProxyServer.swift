@@ -108,6 +108,9 @@ final class ProxyServer: Sendable {
         }
     }
 
+    private static let tooLarge = FailureResponse(
+        status: 413, reason: "a body larger than \(PreloadControl.bodyLimit) bytes")
+
     private static func serve(
         _ connection: Connection, pace: ClientPace, slices: SliceLedger, with responder: ProxyResponder
     ) async {
@@ -115,13 +118,42 @@ final class ProxyServer: Sendable {
         await withTaskCancellationHandler {
             do {
                 try await connection.executeThenClose { inbound, outbound in
-                    for try await part in inbound {
-                        // Body and end parts of requests (GET and HEAD carry none) are read and dropped.
-                        guard case .head(let head) = part else { continue }
+                    let writer = ProxyOutbound(writer: outbound, channel: channel, slices: slices)
+                    // A request with a body (the preload API's) is answered at its end, with the body.
+                    var waiting: (head: HTTPRequestHead, body: [UInt8])?
+                    receiving: for try await part in inbound {
+                        let head: HTTPRequestHead
+                        var body: [UInt8] = []
+                        switch part {
+                        case .head(let received) where received.method == .GET || received.method == .HEAD:
+                            // Their body parts, if a client sends any, are read and dropped.
+                            head = received
+                        case .head(let received):
+                            let declared = received.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+                            // Refused before its body is sent (a client that asked `Expect: 100-continue`
+                            // waits for this answer), or once more arrived than allowed; the connection
+                            // closes, the rest unread.
+                            guard declared <= PreloadControl.bodyLimit else {
+                                try await responder.refuse(received, with: Self.tooLarge, writer: writer)
+                                break receiving
+                            }
+                            waiting = (received, [])
+                            continue
+                        case .body(let chunk):
+                            guard waiting != nil else { continue }
+                            guard waiting!.body.count + chunk.readableBytes <= PreloadControl.bodyLimit else {
+                                try await responder.refuse(waiting!.head, with: Self.tooLarge, writer: writer)
+                                break receiving
+                            }
+                            waiting!.body += chunk.readableBytesView
+                            continue
+                        case .end:
+                            guard let request = waiting else { continue }
+                            (head, body, waiting) = (request.head, request.body, nil)
+                        }
                         let keepAlive = head.isKeepAlive && !Task.isCancelled
                         try await responder.respond(
-                            to: head, keepAlive: keepAlive,
-                            writer: ProxyOutbound(writer: outbound, channel: channel, slices: slices), pace: pace)
+                            to: head, body: body, keepAlive: keepAlive, writer: writer, pace: pace)
                         if !keepAlive { break }
                     }
                     // Half-close after the last response has been flushed, then wait for the client to close.

@@ -119,4 +119,32 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(second.status, 1)
         XCTAssertTrue(second.stderr.contains("cannot listen on 127.0.0.1:\(base.port!)"), second.stderr)
     }
+
+    func testThePreloadAPIOfServeFollowsItsOptions() async throws {
+        let www = try temporaryDirectory()
+        for index in 0..<3 {
+            _ = try MediaSamples.mp4(in: www, name: "v\(index).mp4", seconds: 6, faststart: true)
+        }
+        let nginx = try NginxOrigin(serving: www)
+        defer { nginx.stop() }
+        let (_, base) = try startServe(["--cache", try temporaryDirectory().path, "--preload-ahead", "1"])
+        let items = (0..<3).map { "{\"url\": \"\(nginx.url(for: "v\($0).mp4").absoluteString)\", \"id\": \"v\($0)\"}" }
+        let feed = "{\"items\": [\(items.joined(separator: ", "))], \"current\": 0}"
+        let preload = URL(string: base.absoluteString + SpoolProxy.preloadPath)!
+        let put = try await Curl.fetch(preload, ["--request", "PUT", "--data-binary", feed])
+        XCTAssertEqual(put.status, 200, String(decoding: put.body, as: UTF8.self))
+        var states: [String] = []
+        for _ in 0..<200 {
+            let answer = try await Curl.fetch(preload)
+            let status = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+            states = (status?["items"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "?" }
+            if states.prefix(2) == ["loaded", "loaded"] { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertEqual(states, ["loaded", "loaded", "idle"], "one item ahead (--preload-ahead 1)")
+
+        let refused = try spool(["serve", "--preload-seconds", "0"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("--preload-seconds must be more than 0"), refused.stderr)
+    }
 }

@@ -21,11 +21,11 @@ final class PreloaderTests: XCTestCase {
         // The current item first, then the two ahead.
         try await waitUntil(preloader, ["v0", "v1", "v2"], are: { if case .loaded = $0 { true } else { false } })
         XCTAssertNil(preloader.state(of: "v3"), "v3 is outside the window (two ahead)")
-        try await assertPlaysWithoutRefetching(fixture, "v1.mp4", seconds: 3)
-        try await assertPlaysWithoutRefetching(fixture, "v2.mp4", seconds: 3)
+        try await fixture.assertPlaysWithoutRefetching("v1.mp4", seconds: 3)
+        try await fixture.assertPlaysWithoutRefetching("v2.mp4", seconds: 3)
         preloader.setCurrent(2)
         try await waitUntil(preloader, ["v3"], are: { if case .loaded = $0 { true } else { false } })
-        try await assertPlaysWithoutRefetching(fixture, "v3.mp4", seconds: 3)
+        try await fixture.assertPlaysWithoutRefetching("v3.mp4", seconds: 3)
         await preloader.stop()
 
         let totals = preloader.totals
@@ -121,29 +121,6 @@ final class PreloaderTests: XCTestCase {
     }
 
     // MARK: Helpers
-
-    /// Plays the first `seconds` of `name` through the proxy with ffmpeg and checks that the origin was asked
-    /// for no byte that was cached before.
-    private func assertPlaysWithoutRefetching(
-        _ fixture: ProxyFixture, _ name: String, seconds: Int, file: StaticString = #filePath, line: UInt = #line
-    ) async throws {
-        let cached = fixture.cache.cachedRanges(for: Resource(url: fixture.originURL(name)))
-        let logged = try fixture.nginx.accessLog().count
-        let url = try fixture.proxyURL(name)
-        let output = try await offPool {
-            try MediaSamples.tool("ffmpeg").run(
-                ["-nostdin", "-v", "error", "-i", url.absoluteString, "-t", "\(seconds)", "-f", "null", "-"],
-                timeout: 60)
-        }
-        XCTAssertEqual(output.status, 0, "ffmpeg: \(output.stderr)", file: file, line: line)
-        let requests = try fixture.nginx.accessLog().dropFirst(logged).filter { $0.path == "/\(name)" }
-        for request in requests {
-            let first = request.range.flatMap { Int64($0.dropFirst("bytes=".count).prefix { $0.isNumber }) } ?? 0
-            XCTAssertFalse(
-                cached.contains(first), "\(name): the origin was asked for preloaded bytes (\(request.range ?? "all"))",
-                file: file, line: line)
-        }
-    }
 
     private func waitUntil(
         _ preloader: SpoolPreloader, _ ids: [String], are matches: (PreloadState) -> Bool, attempts: Int = 400

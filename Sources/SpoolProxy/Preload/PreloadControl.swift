@@ -1,0 +1,175 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOHTTP1
+import Spool
+
+/// The proxy's preload API: an app that drives the proxy over HTTP (`spool serve`, from any language) tells
+/// it the feed and each swipe, and its `SpoolPreloader` keeps the next items preloaded.
+///
+/// - `PUT /preload` with `{"items": [{"url": …, "id": …, "seconds": … | "bytes": …}, …], "current": 0}`
+///   replaces the feed. An item's `url` is the proxy URL its player opens, or the origin URL; `id` defaults
+///   to the URL.
+/// - `PUT /preload/current` with `{"index": 3}` or `{"id": "…"}`: the user moved.
+/// - `GET /preload`: every item's state and the totals; `DELETE /preload` empties the feed.
+///
+/// Each answers with the state as JSON. Changes take `PUT` and `DELETE` only, never `POST`: a web page can
+/// send a cross-origin `POST` without asking, but a `PUT` needs a preflight (`OPTIONS`), which the proxy
+/// does not answer, so no page a user visits can drive the proxy's downloads.
+final class PreloadControl: Sendable {
+    /// The feed's path.
+    static let path = SpoolProxy.preloadPath
+    /// The path that moves the current item.
+    static let currentPath = "/preload/current"
+    /// The largest request body taken: ten thousand items with long URLs fit.
+    static let bodyLimit = 4 << 20
+    /// The most items in a feed.
+    static let itemLimit = 10_000
+
+    let preloader: SpoolPreloader
+    private let configuration: ProxyConfiguration
+    /// The ids of the feed's items, in order, and the current index, as the last change set them.
+    private let feed = NIOLockedValueBox<(ids: [String], current: Int?)>(([], nil))
+
+    init(preloader: SpoolPreloader, configuration: ProxyConfiguration) {
+        self.preloader = preloader
+        self.configuration = configuration
+    }
+
+    /// Whether `uri` names the preload API.
+    static func handles(_ uri: String) -> Bool {
+        let path = uri.prefix { $0 != "?" && $0 != "#" }
+        return path == Self.path || path == Self.currentPath
+    }
+
+    /// Carries out a request to the API; returns the state as JSON. Throws a `FailureResponse` for a
+    /// request it refuses: 400 with what is wrong, 403 for an origin host not allowed, 405, 413, 415.
+    func answer(method: HTTPMethod, uri: String, body: [UInt8]) throws -> [UInt8] {
+        let isCurrent = uri.prefix { $0 != "?" && $0 != "#" } == Self.currentPath
+        switch (method, isCurrent) {
+        case (.GET, _), (.HEAD, _):
+            break
+        case (.PUT, false):
+            let message = try decode(PreloadFeedMessage.self, from: body)
+            guard message.items.count <= Self.itemLimit else {
+                throw FailureResponse(status: 413, reason: "more than \(Self.itemLimit) items")
+            }
+            let items = try message.items.enumerated().map { try item($1, number: $0 + 1) }
+            var seen = Set<String>()
+            for item in items where !seen.insert(item.id).inserted {
+                throw FailureResponse(
+                    status: 400, reason: "two items with the id \(item.id); give each an \"id\" of its own")
+            }
+            if let current = message.current, !items.indices.contains(current) {
+                throw FailureResponse(status: 400, reason: "current is \(current); the feed has \(items.count) items")
+            }
+            feed.withLockedValue { feed in
+                feed = (items.map(\.id), message.current)
+                preloader.setItems(items, current: message.current)
+            }
+        case (.PUT, true):
+            let message = try decode(PreloadCurrentMessage.self, from: body)
+            try feed.withLockedValue { feed in
+                let found: Int?
+                switch (message.index, message.id) {
+                case (let index?, nil): found = feed.ids.indices.contains(index) ? index : nil
+                case (nil, let id?): found = feed.ids.firstIndex(of: id)
+                default: throw FailureResponse(status: 400, reason: "give either \"index\" or \"id\"")
+                }
+                guard let index = found else {
+                    throw FailureResponse(status: 400, reason: "no such item in the feed (\(feed.ids.count) items)")
+                }
+                feed.current = index
+                preloader.setCurrent(index)
+            }
+        case (.DELETE, false):
+            feed.withLockedValue { feed in
+                feed = ([], nil)
+                preloader.setItems([], current: nil)
+            }
+        default:
+            let allowed = isCurrent ? "GET, HEAD, PUT" : "GET, HEAD, PUT, DELETE"
+            throw FailureResponse(status: 405, reason: allowed, headers: [HeaderField("Allow", allowed)])
+        }
+        return try status()
+    }
+
+    /// Every item's state, in feed order, and the totals, as JSON.
+    func status() throws -> [UInt8] {
+        let (ids, current) = feed.withLockedValue { $0 }
+        var states: [String: PreloadState] = [:]
+        for id in ids { states[id] = preloader.state(of: id) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let message = PreloadStatusMessage(ids: ids, current: current, states: states, totals: preloader.totals)
+        return Array(try encoder.encode(message)) + [UInt8(ascii: "\n")]
+    }
+
+    private func decode<Message: Decodable>(_ type: Message.Type, from body: [UInt8]) throws -> Message {
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch let error as DecodingError {
+            throw FailureResponse(status: 400, reason: "not the JSON expected: \(Self.describe(error))")
+        }
+    }
+
+    /// The item a message names: its origin URL, from a proxy URL or as given, on an allowed host.
+    private func item(_ message: PreloadFeedMessage.Item, number: Int) throws -> PreloadItem {
+        guard let url = URL(string: message.url) else {
+            throw FailureResponse(status: 400, reason: "item \(number): not a URL")
+        }
+        let origin: URL
+        if isProxyAddress(url), let mapped = try? ProxyURLMapping.originURL(forRequestTarget: message.url) {
+            origin = mapped
+        } else {
+            do {
+                try ProxyURLMapping.validate(url)
+            } catch {
+                throw FailureResponse(status: 400, reason: "item \(number): \(error)")
+            }
+            origin = url
+        }
+        guard let host = origin.host, configuration.allows(host: host) else {
+            throw FailureResponse(status: 403, reason: "item \(number): origin host not allowed")
+        }
+        let target: PreloadTarget?
+        switch (message.seconds, message.bytes) {
+        case (nil, nil): target = nil
+        case (let seconds?, nil) where seconds > 0 && seconds <= 3600: target = .seconds(seconds)
+        case (nil, let bytes?) where bytes > 0: target = .bytes(bytes)
+        default:
+            throw FailureResponse(
+                status: 400, reason: "item \(number): give \"seconds\" (0 to 3600) or \"bytes\" (positive), not both")
+        }
+        return PreloadItem(url: origin, id: message.id, target: target)
+    }
+
+    /// Whether `url` points at a proxy (a path alone, or a loopback or the proxy's own host): its path
+    /// then names the origin URL. An origin URL is never read as one unless its path decodes as a proxy
+    /// path, which a real origin's does not.
+    private func isProxyAddress(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return url.path.hasPrefix("/") }
+        let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return ["127.0.0.1", "localhost", "::1", configuration.host.lowercased()].contains(trimmed)
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context): "\(path(context.codingPath + [key])) is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            "\(path(context.codingPath)) has the wrong type"
+        case .dataCorrupted(let context): context.codingPath.isEmpty ? "malformed" : "\(path(context.codingPath))"
+        @unknown default: "malformed"
+        }
+    }
+
+    /// `items[2].url`.
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.reduce(into: "") { text, key in
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Spool
+
+/// The proxy's own paths, which name no origin: the ping, the statistics and the preload API.
+extension ProxyResponder {
+    /// Answers `head` if it is for one of the proxy's own paths; returns whether it was.
+    func answerControl(
+        _ head: HTTPRequestHead, body: [UInt8], keepAlive: Bool, writer: Writer, record: inout ProxyLogRecord
+    ) async throws -> Bool {
+        let path = head.uri
+        let isOwn = path == SpoolProxy.pingPath || path == SpoolProxy.statisticsPath || PreloadControl.handles(path)
+        guard isOwn else { return false }
+        record.target = String(path.prefix { $0 != "?" })
+        let isHead = head.method == .HEAD
+        let json: [UInt8]
+        if PreloadControl.handles(path) {
+            json = try preload.answer(method: head.method, uri: path, body: body)
+        } else {
+            guard head.method == .GET || isHead else {
+                throw FailureResponse(
+                    status: 405, reason: "only GET and HEAD", headers: [HeaderField("Allow", "GET, HEAD")])
+            }
+            guard path == SpoolProxy.statisticsPath else {
+                record.status = 200
+                record.bodyBytes = try await sendWhole(
+                    ByteBuffer(string: "pong\n"), status: 200, type: "text/plain; charset=utf-8", head: head,
+                    isHead: isHead, keepAlive: keepAlive, writer: writer)
+                return true
+            }
+            json = try await statisticsJSON()
+        }
+        record.status = 200
+        record.bodyBytes = try await sendWhole(
+            ByteBuffer(bytes: json), status: 200, type: "application/json", head: head, isHead: isHead,
+            keepAlive: keepAlive, writer: writer)
+        return true
+    }
+
+    /// The cache's `CacheStatistics` as JSON (`SpoolProxy.statisticsPath`).
+    private func statisticsJSON() async throws -> [UInt8] {
+        let cache = cache
+        // Reading the statistics file blocks: off Swift's pool, as the engine's file work is.
+        let statistics = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: cache.statistics) }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return Array(try encoder.encode(statistics)) + [UInt8(ascii: "\n")]
+    }
+
+    /// `sendWhole` of a body of type `type`, never to be cached by the client.
+    private func sendWhole(
+        _ body: ByteBuffer, status: Int, type: String, head: HTTPRequestHead, isHead: Bool, keepAlive: Bool,
+        writer: Writer
+    ) async throws -> Int64 {
+        let fields = [
+            HeaderField("Content-Type", type),
+            HeaderField("Content-Length", "\(body.readableBytes)"),
+            HeaderField("Cache-Control", "no-store"),
+        ]
+        return try await sendWhole(
+            body, status: status, fields: fields, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
+    }
+}

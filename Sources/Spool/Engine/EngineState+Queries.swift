@@ -13,7 +13,9 @@ extension EngineState {
         guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
         var trial = self
         guard case .wait(let started) = trial.step(reader: id, position: position, link: link) else { return false }
+        // Joining a request a player abandoned sets it going again: an origin request as much as a new one.
         return !started.isEmpty
+            || fetches.contains { $0.value.abandonedAt != nil && trial.fetches[$0.key]?.abandonedAt == nil }
     }
 
     /// Whether request `id` may stop receiving while playback elsewhere needs the link: every reader waiting
@@ -22,6 +24,12 @@ extension EngineState {
     func mayPause(fetch id: Int) -> Bool {
         guard let fetch = fetches[id], !fetch.interested.isEmpty else { return false }
         return fetch.interested.allSatisfy { readers[$0]?.isPrefetch == true }
+    }
+
+    /// Whether a request a reader waits for (not one a player abandoned) is delivering the byte at `offset`
+    /// next.
+    func isDelivering(at offset: Int64) -> Bool {
+        fetches.values.contains { $0.position == offset && $0.position < $0.end && $0.abandonedAt == nil }
     }
 
     /// When request `id` was abandoned by its last reader, while no reader has joined it since.

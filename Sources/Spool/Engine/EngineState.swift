@@ -87,9 +87,7 @@ struct EngineState {
         }
         if position >= end { return .finished }
         if let present = stored.range(containing: position) {
-            if reader.generation == nil,
-                fetches.values.contains(where: { $0.position == present.upperBound && $0.position < $0.end })
-            {
+            if reader.generation == nil, isDelivering(at: present.upperBound) {
                 // Its first bytes are still arriving from the origin: its client waits on the network, as
                 // one that waited for a request does, and is not replaying what is cached.
                 readers[id]!.mayFetch = true

@@ -166,6 +166,26 @@ final class LinkMonitor: Sendable {
         }
     }
 
+    /// A response body from `url`'s host stops being read for a while (the engine holds its request back):
+    /// the time it waits is not the link's, so its rate samples leave it out until `bodyResumed`.
+    func bodyPaused(_ url: URL, at now: TimeInterval) {
+        update(url) { host in
+            host.settle(now)
+            host.receiving = max(0, host.receiving - 1)
+            if host.receiving == 0 { host.skipsNextChunk = false }
+        }
+    }
+
+    /// A body paused with `bodyPaused` is read again. Its next chunk may have waited in the socket, arriving
+    /// at once: when no other body was arriving, it is left out of the sample, as a first chunk is.
+    func bodyResumed(_ url: URL, at now: TimeInterval) {
+        update(url) { host in
+            host.settle(now)
+            if host.receiving == 0 { host.skipsNextChunk = true }
+            host.receiving += 1
+        }
+    }
+
     /// A response body from `url`'s host ended (complete, cancelled or failed).
     func bodyEnded(_ url: URL, at now: TimeInterval) {
         update(url) { host in

@@ -79,4 +79,23 @@ final class AbandonedRequestStateTests: XCTestCase {
             ContentInfo(length: 4_000_000, entityTag: "\"v2\""), servedFrom: 0, requested: 0, fetch: fetches[0])
         XCTAssertNil(state.unstoredParts(of: 0..<1000, fetch: fetches[1]))
     }
+
+    func testAReaderFromTheCacheAsksItsConsumerBeforeSettingAnAbandonedRequestGoing() {
+        var (state, reader, fetches) = waitingReader()
+        XCTAssertTrue(state.didStore(0..<20_000, fetch: fetches[0]))
+        _ = state.removeReader(reader, abandonAt: 10)
+        // A player replaying what is cached: it starts on stored bytes, which no request it waits for is
+        // still delivering (the one at their end was abandoned), so it reads them as a cache hit,
+        // (to 100 kB, which the abandoned requests cover: going on, it would start no new one)
+        let replay = state.addReader(requestedEnd: 100_000)
+        guard case .read = state.step(reader: replay, position: 0, link: link) else {
+            return XCTFail("stored bytes are read")
+        }
+        state.markDelivered(reader: replay, generation: state.generation)
+        // and at their end asks its consumer whether it still wants more before the request goes again.
+        XCTAssertTrue(state.mustAskConsumer(reader: replay, position: 20_000, link: link))
+        XCTAssertEqual(state.abandonedSince(fetch: fetches[0]), 10, "asking set nothing going")
+        state.consumerCaughtUp(reader: replay)
+        XCTAssertFalse(state.mustAskConsumer(reader: replay, position: 20_000, link: link))
+    }
 }

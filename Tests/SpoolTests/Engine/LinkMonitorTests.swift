@@ -90,4 +90,21 @@ final class LinkMonitorTests: XCTestCase {
         monitor.received(100_000, from: url, at: start + 0.15)
         XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 2_000_000, accuracy: 1, "4, 2 and 2 MB/s")
     }
+
+    func testABodyHeldBackIsNotASlowLink() {
+        let monitor = LinkMonitor()
+        let start = LinkMonitor.now
+        monitor.bodyStarted(url, at: start)
+        monitor.received(20_000, from: url, at: start + 0.001)
+        monitor.received(200_000, from: url, at: start + 0.05)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 4_000_000, accuracy: 1)
+        // Held back for a second and a half (a player abandoned it), then read again: what waited in the
+        // socket comes at once and is left out, and the pause counts for nothing.
+        monitor.bodyPaused(url, at: start + 0.05)
+        monitor.bodyResumed(url, at: start + 1.55)
+        monitor.received(60_000, from: url, at: start + 1.55)
+        monitor.received(200_000, from: url, at: start + 1.60)
+        monitor.bodyEnded(url, at: start + 1.60)
+        XCTAssertEqual(monitor.estimate(for: url).bytesPerSecond ?? 0, 4_000_000, accuracy: 1, "4 and 4 MB/s")
+    }
 }

@@ -16,9 +16,12 @@ extension FetchRunner {
     /// into memory whatever this does, so nothing is held back: an abandoned request stores what comes until
     /// its grace ends. Not a stall: the watchdog's clock (`lastByte`) is held.
     func holdBack(fetch id: Int, pausing: Bool, lastByte: LockedBox<Double>) async -> Bool {
-        let gate = core.environment.gate
+        let (gate, link, url) = (core.environment.gate, core.environment.link, core.url)
         let grace = core.policy.abandonedRequestGrace
         let started = LinkMonitor.now
+        var paused = false
+        // The link's rate samples leave the pause out.
+        defer { if paused { link.bodyResumed(url, at: LinkMonitor.now) } }
         while !Task.isCancelled {
             let playbackNeedsLink = gate.isPlaybackActive && LinkMonitor.now - started < Self.maximumPause
             let hold = core.inner.withLock { inner -> Hold in
@@ -34,6 +37,10 @@ extension FetchRunner {
             case .expired: return false
             case .abandoned, .forPlayback:
                 guard pausing else { return true }
+                if !paused {
+                    paused = true
+                    link.bodyPaused(url, at: LinkMonitor.now)
+                }
                 lastByte.withLock { $0 = LinkMonitor.now }
                 try? await Task.sleep(nanoseconds: 20_000_000)
             }

@@ -44,13 +44,15 @@ public struct FetchPolicy: Sendable, Hashable {
     /// A reader that needs bytes a running request will reach within this distance waits for them instead
     /// of opening another request.
     public var joinDistance: Int64
-    /// How long a request whose last reader, a player's, hung up stays open for a read to join it: paused
-    /// where the transport stops reading an unread body (AsyncHTTPClient), so it holds no bandwidth; storing
-    /// what keeps arriving otherwise (URLSession). Players hang up and ask again nearby: ffmpeg
-    /// leaves a read to fetch a `moov` at the end and comes back; AVPlayer replaces its loading requests.
-    /// Cancelled at once, such a request's bytes in flight are lost and the origin sends them twice; joined,
-    /// they arrive once. Past this it is cancelled, having lost no more than a cancel at once would. 0
-    /// cancels at once. Reads ahead of playback are always cancelled at once (a preload left by a swipe).
+    /// How long a request whose last reader, a player's, hung up stays open for a read to join it. Players
+    /// hang up and ask again nearby: ffmpeg leaves a read to fetch a `moov` at the end and comes back;
+    /// AVPlayer replaces its loading requests. Cancelled at once, such a request's bytes in flight are lost
+    /// and the origin sends them twice; joined, they arrive once. Meanwhile it is paused where the transport
+    /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold) and
+    /// stores what keeps arriving otherwise (URLSession). Past the grace it is cancelled. It is cancelled at
+    /// once when the player's next read starts requests elsewhere than the resource's tail (a seek: it would
+    /// take the link the seek's first bytes wait for), and a read ahead of playback's always is (a preload
+    /// left by a swipe). 0 cancels at once.
     public var abandonedRequestGrace: TimeInterval
     /// How many times a failed request is tried again in a row without receiving a byte, when the origin
     /// answered (an error status) or refused the connection.

@@ -59,9 +59,10 @@ extension ResourceEngine {
                 inner.withLock { $0.state.consumerCaughtUp(reader: id) }
                 continue
             }
-            let stepped = inner.withLock { inner -> (EngineState.Step, UInt64)? in
+            let stepped = inner.withLock { inner -> (EngineState.Step, UInt64, [Task<Void, Never>])? in
                 inner.readerPositions[id] = position
                 let step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
+                var dropped: [Task<Void, Never>] = []
                 if case .wait(let starts) = step, !starts.isEmpty {
                     guard othersChecked else {
                         // Withdrawn until another process's record has been looked at (off the lock).
@@ -69,16 +70,20 @@ extension ResourceEngine {
                         return nil
                     }
                     for start in starts { fetcher.start(start.id, in: &inner) }
+                    if priority == .playback {
+                        dropped = inner.state.dropAbandoned(forPlaybackReadAt: position).compactMap { inner.tasks[$0] }
+                    }
                 }
-                return (step, inner.changes)
+                return (step, inner.changes, dropped)
             }
-            guard let (step, seen) = stepped else {
+            guard let (step, seen, dropped) = stepped else {
                 // Another process may have stored these bytes since: take them rather than fetch them again.
                 othersChecked = true
                 _ = try await BlockingIO.run { [index] in index.adoptStoredElsewhere() }
                 continue
             }
             othersChecked = false
+            for task in dropped { task.cancel() }
             switch step {
             case .finished:
                 return nil

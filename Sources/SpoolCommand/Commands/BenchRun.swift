@@ -51,6 +51,12 @@ struct BenchRun: AsyncParsableCommand {
         ))
     var bandwidthDelayMultiple: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --link: start spool serve with this --abandoned-request-grace (0 cancels at once).",
+            valueName: "seconds"))
+    var abandonedRequestGrace: Double?
+
     private var linkProfiles: [LinkProfile]? {
         get throws {
             guard let link else { return nil }
@@ -81,7 +87,8 @@ struct BenchRun: AsyncParsableCommand {
             if let runs { linkPlan.runs = runs }
             reports = try await runner.runLinks(
                 profiles, plan: linkPlan,
-                spoolArguments: bandwidthDelayMultiple.map { ["--bandwidth-delay-multiple", "\($0)"] } ?? [])
+                spoolArguments: (bandwidthDelayMultiple.map { ["--bandwidth-delay-multiple", "\($0)"] } ?? [])
+                    + (abandonedRequestGrace.map { ["--abandoned-request-grace", "\($0)"] } ?? []))
         } else {
             reports = [try await runner.run()]
         }

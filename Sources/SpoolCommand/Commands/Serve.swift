@@ -48,6 +48,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds a request a player hung up on waits for its next read to take it over before it is cancelled "
+                + "(default 1.5; 0 cancels at once).", valueName: "seconds"))
+    var abandonedRequestGrace: Double?
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds of an HLS stream read into the cache ahead of the segment a player asked for (default 10; "
                 + "0 turns it off).", valueName: "seconds"))
     var readAhead: Double = ProxyConfiguration().readAheadSeconds
@@ -77,6 +83,9 @@ struct Serve: AsyncParsableCommand {
         if let bandwidthDelayMultiple, !(0.1...16).contains(bandwidthDelayMultiple) {
             throw ValidationError("--bandwidth-delay-multiple must be between 0.1 and 16")
         }
+        if let abandonedRequestGrace, !(0...60).contains(abandonedRequestGrace) {
+            throw ValidationError("--abandoned-request-grace must be 0 to 60 seconds")
+        }
         guard (0...3600).contains(readAhead) else { throw ValidationError("--read-ahead must be 0 to 3600 seconds") }
         guard preloadSeconds > 0, preloadSeconds <= 3600 else {
             throw ValidationError("--preload-seconds must be more than 0 and at most 3600")
@@ -88,7 +97,8 @@ struct Serve: AsyncParsableCommand {
         let opened = try cacheOptions.openCache(
             headers: try headers.fields(), limits: try limitOptions.limits(), reportProblems: true,
             fetchPolicy: FetchPolicy(
-                bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple))
+                bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple,
+                abandonedRequestGrace: abandonedRequestGrace ?? FetchPolicy().abandonedRequestGrace))
         let cache = opened.cache
         // Without --verbose, only what the proxy noticed (playlist URIs it left alone, stale live playlists).
         let everyRequest = verbose

@@ -98,4 +98,21 @@ final class AbandonedRequestStateTests: XCTestCase {
         state.consumerCaughtUp(reader: replay)
         XCTAssertFalse(state.mustAskConsumer(reader: replay, position: 20_000, link: link))
     }
+
+    func testAPlayersNextReadElsewhereEndsTheAbandonedRequestsButADetourToTheTailKeepsThem() {
+        // 4 MB: the tail is the last 2 MiB.
+        XCTAssertEqual(EngineState.tailStart(ofLength: 4_000_000), 4_000_000 - 2_097_152)
+        XCTAssertEqual(EngineState.tailStart(ofLength: 1_000_000_000), 950_000_000, "or the last 5 %")
+        let cases: [(name: String, at: Int64, ends: Bool)] = [
+            ("a seek to the middle", 1_000_000, true),
+            ("a read of the tail (a moov at the end)", 3_900_000, false),
+        ]
+        for item in cases {
+            var (state, reader, fetches) = waitingReader()
+            _ = state.removeReader(reader, abandonAt: 10)
+            let dropped = state.dropAbandoned(forPlaybackReadAt: item.at)
+            XCTAssertEqual(Set(dropped), item.ends ? Set(fetches) : [], item.name)
+            for id in fetches { XCTAssertEqual(state.remaining(of: id) == nil, item.ends, item.name) }
+        }
+    }
 }

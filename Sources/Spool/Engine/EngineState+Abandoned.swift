@@ -1,0 +1,17 @@
+/// Requests a player abandoned, when the player's next read goes elsewhere.
+extension EngineState {
+    /// Where a resource's tail starts for `dropAbandoned`: its last 5 %, and at least its last 2 MiB. An
+    /// MP4's `moov` is well under 1 % of the file, larger on long files.
+    static func tailStart(ofLength length: Int64) -> Int64 {
+        max(0, length - max(2 << 20, length / 20))
+    }
+
+    /// Ends the requests players abandoned on this resource now that a player's read starts requests at
+    /// `position`, and returns them, to cancel: the player went elsewhere, and they would take the link
+    /// its first bytes wait for. A read of the resource's tail keeps them: players read an index there (an
+    /// MP4's `moov` at the end) and come back to where they were.
+    mutating func dropAbandoned(forPlaybackReadAt position: Int64) -> [Int] {
+        guard let info, position < Self.tailStart(ofLength: info.length) else { return [] }
+        return Array(fetches.keys).filter { expireAbandoned(fetch: $0) }
+    }
+}

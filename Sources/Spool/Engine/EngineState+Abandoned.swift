@@ -12,6 +12,11 @@ extension EngineState {
     /// MP4's `moov` at the end) and come back to where they were.
     mutating func dropAbandoned(forPlaybackReadAt position: Int64) -> [Int] {
         guard let info, position < Self.tailStart(ofLength: info.length) else { return [] }
-        return Array(fetches.keys).filter { expireAbandoned(fetch: $0) }
+        return expireAllAbandoned()
+    }
+
+    /// Ends every request players abandoned on this resource (see `expireAbandoned`); returns them, to cancel.
+    mutating func expireAllAbandoned() -> [Int] {
+        Array(fetches.keys).filter { expireAbandoned(fetch: $0) }
     }
 }

@@ -266,7 +266,7 @@ final class ResourceEngine: Sendable {
     /// end at once: nothing will join them.
     func settle() async {
         let (running, abandoned) = inner.withLock { inner -> ([Task<Void, Never>], [Task<Void, Never>]) in
-            let ids = Array(inner.state.fetches.keys).filter { inner.state.expireAbandoned(fetch: $0) }
+            let ids = inner.state.expireAllAbandoned()
             return (Array(inner.tasks.values), ids.compactMap { inner.tasks[$0] })
         }
         for task in abandoned { task.cancel() }

@@ -23,7 +23,7 @@ public struct PreloadEvent: Sendable, Equatable {
 }
 
 /// What a preloader has done, for an app's analytics.
-public struct PreloadTotals: Sendable, Equatable {
+public struct PreloadTotals: Sendable, Equatable, Codable {
     /// Items whose preloading started.
     public var itemsStarted = 0
     /// Items that reached their target.

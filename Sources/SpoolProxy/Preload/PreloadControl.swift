@@ -37,14 +37,14 @@ final class PreloadControl: Sendable {
 
     /// Whether `uri` names the preload API.
     static func handles(_ uri: String) -> Bool {
-        let path = uri.prefix { $0 != "?" && $0 != "#" }
+        let path = ProxyResponder.path(of: uri)
         return path == Self.path || path == Self.currentPath
     }
 
     /// Carries out a request to the API; returns the state as JSON. Throws a `FailureResponse` for a
-    /// request it refuses: 400 with what is wrong, 403 for an origin host not allowed, 405, 413, 415.
+    /// request it refuses: 400 with what is wrong, 403 for an origin host not allowed, 405, 413 (too many items).
     func answer(method: HTTPMethod, uri: String, body: [UInt8]) throws -> [UInt8] {
-        let isCurrent = uri.prefix { $0 != "?" && $0 != "#" } == Self.currentPath
+        let isCurrent = ProxyResponder.path(of: uri) == Self.currentPath
         switch (method, isCurrent) {
         case (.GET, _), (.HEAD, _):
             break

@@ -37,17 +37,9 @@ struct PreloadStatusMessage: Encodable {
         var failure: String?
     }
 
-    struct Totals: Encodable {
-        var itemsStarted: Int
-        var itemsLoaded: Int
-        var bytesPreloaded: Int64
-        var bytesPlayed: Int64
-        var bytesWasted: Int64
-    }
-
     var current: Int?
     var items: [Item]
-    var totals: Totals
+    var totals: PreloadTotals
 
     init(ids: [String], current: Int?, states: [String: PreloadState], totals: PreloadTotals) {
         self.current = current
@@ -61,8 +53,6 @@ struct PreloadStatusMessage: Encodable {
             case .failed(let reason): Item(id: id, state: "failed", failure: reason)
             }
         }
-        self.totals = Totals(
-            itemsStarted: totals.itemsStarted, itemsLoaded: totals.itemsLoaded, bytesPreloaded: totals.bytesPreloaded,
-            bytesPlayed: totals.bytesPlayed, bytesWasted: totals.bytesWasted)
+        self.totals = totals
     }
 }

@@ -12,7 +12,7 @@ extension ProxyResponder {
         let path = head.uri
         let isOwn = path == SpoolProxy.pingPath || path == SpoolProxy.statisticsPath || PreloadControl.handles(path)
         guard isOwn else { return false }
-        record.target = String(path.prefix { $0 != "?" })
+        record.target = String(Self.path(of: path))
         let isHead = head.method == .HEAD
         let json: [UInt8]
         if PreloadControl.handles(path) {
@@ -38,6 +38,11 @@ extension ProxyResponder {
         return true
     }
 
+    /// The path of a request target, without its query or fragment.
+    static func path(of uri: String) -> Substring {
+        uri.prefix { $0 != "?" && $0 != "#" }
+    }
+
     /// The cache's `CacheStatistics` as JSON (`SpoolProxy.statisticsPath`).
     private func statisticsJSON() async throws -> [UInt8] {
         let cache = cache
@@ -51,16 +56,18 @@ extension ProxyResponder {
         return Array(try encoder.encode(statistics)) + [UInt8(ascii: "\n")]
     }
 
-    /// `sendWhole` of a body of type `type`, never to be cached by the client.
-    private func sendWhole(
-        _ body: ByteBuffer, status: Int, type: String, head: HTTPRequestHead, isHead: Bool, keepAlive: Bool,
-        writer: Writer
+    /// `sendWhole` of a body of type `type`, with `extraFields` (`Allow` for 405), never to be cached by the
+    /// client: the proxy's own answers and its refusals.
+    func sendWhole(
+        _ body: ByteBuffer, status: Int, type: String, extraFields: [HeaderField] = [], head: HTTPRequestHead,
+        isHead: Bool, keepAlive: Bool, writer: Writer
     ) async throws -> Int64 {
-        let fields = [
-            HeaderField("Content-Type", type),
-            HeaderField("Content-Length", "\(body.readableBytes)"),
-            HeaderField("Cache-Control", "no-store"),
-        ]
+        let fields =
+            extraFields + [
+                HeaderField("Content-Type", type),
+                HeaderField("Content-Length", "\(body.readableBytes)"),
+                HeaderField("Cache-Control", "no-store"),
+            ]
         return try await sendWhole(
             body, status: status, fields: fields, head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
     }

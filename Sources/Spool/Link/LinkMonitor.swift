@@ -53,9 +53,12 @@ final class LinkMonitor: Sendable {
         var handshakeRoundTrips = RecentMinimum()
         var rates: [Double] = []
         var receiving = 0
-        /// The next chunk is the first of a body that started while no other was arriving: it came with its
-        /// response head, over time no sample counted, and would make the rate look faster than the link.
-        var skipsNextChunk = false
+        /// A body started (or resumed) while no other was arriving, and its first chunk has not come yet. That
+        /// chunk is left out with the time before it: it may have come with its response head (over time no
+        /// sample counted: counted, it would make the link look faster), or alone a while after a head that
+        /// came by itself (counting that wait without its bytes made the link look slower, and an origin
+        /// without `tcp_nopush` sends every head so).
+        var awaitsFirstChunk = false
         var lastEvent: TimeInterval = 0
         var sampleBytes: Int64 = 0
         var sampleTime: TimeInterval = 0
@@ -70,7 +73,7 @@ final class LinkMonitor: Sendable {
         }
 
         mutating func settle(_ now: TimeInterval) {
-            if receiving > 0 { sampleTime += max(0, now - lastEvent) }
+            if receiving > 0, !awaitsFirstChunk { sampleTime += max(0, now - lastEvent) }
             lastEvent = now
         }
 
@@ -148,19 +151,22 @@ final class LinkMonitor: Sendable {
     func bodyStarted(_ url: URL, at now: TimeInterval) {
         update(url) { host in
             host.settle(now)
-            if host.receiving == 0 { host.skipsNextChunk = true }
+            if host.receiving == 0 { host.awaitsFirstChunk = true }
             host.receiving += 1
         }
     }
 
     /// `count` body bytes arrived from `url`'s host.
     func received(_ count: Int, from url: URL, at now: TimeInterval) {
+        guard count > 0 else { return }
         update(url) { host in
-            host.settle(now)
-            guard !host.skipsNextChunk else {
-                host.skipsNextChunk = false
+            guard !host.awaitsFirstChunk else {
+                // The sample's clock starts with this chunk's arrival.
+                host.awaitsFirstChunk = false
+                host.lastEvent = now
                 return
             }
+            host.settle(now)
             host.sampleBytes += Int64(count)
             if host.sampleTime >= Self.minimumSampleTime { host.closeSample() }
         }
@@ -172,16 +178,17 @@ final class LinkMonitor: Sendable {
         update(url) { host in
             host.settle(now)
             host.receiving = max(0, host.receiving - 1)
-            if host.receiving == 0 { host.skipsNextChunk = false }
+            if host.receiving == 0 { host.awaitsFirstChunk = false }
         }
     }
 
     /// A body paused with `bodyPaused` is read again. Its next chunk may have waited in the socket, arriving
-    /// at once: when no other body was arriving, it is left out of the sample, as a first chunk is.
+    /// at once: when no other body was arriving, it is left out of the sample with the time before it, as a
+    /// first chunk is.
     func bodyResumed(_ url: URL, at now: TimeInterval) {
         update(url) { host in
             host.settle(now)
-            if host.receiving == 0 { host.skipsNextChunk = true }
+            if host.receiving == 0 { host.awaitsFirstChunk = true }
             host.receiving += 1
         }
     }
@@ -192,7 +199,7 @@ final class LinkMonitor: Sendable {
             host.settle(now)
             host.receiving = max(0, host.receiving - 1)
             if host.receiving == 0 {
-                host.skipsNextChunk = false
+                host.awaitsFirstChunk = false
                 host.closeSample()
             }
         }

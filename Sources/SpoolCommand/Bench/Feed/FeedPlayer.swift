@@ -30,24 +30,25 @@ struct FeedPlayer {
         process.standardError = FileHandle.nullDevice
         let reports = LockedReports()
         let start = DispatchTime.now().uptimeNanoseconds
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let now = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            for line in text.split(separator: "\n") {
-                if line.hasPrefix("frame="), let frames = Int(line.dropFirst("frame=".count)), frames > 0 {
-                    reports.sawFrame(at: now)
-                }
-                if line.hasPrefix("out_time_us="), let media = Double(line.dropFirst("out_time_us=".count)) {
-                    reports.add(now, media / 1e6)
-                }
-            }
-        }
         try process.run()
+        // A thread of its own reads the reports with blocking reads until ffmpeg's end closes the pipe.
+        // Foundation's `readabilityHandler` crashed libdispatch on Linux once in a full run (a bad pointer in
+        // `_dispatch_event_loop_drain`), and it calls its handler over and over at the end of the stream.
+        let readerDone = DispatchSemaphore(value: 0)
+        let output = pipe.fileHandleForReading
+        let reader = Thread {
+            Self.readProgress(from: output, start: start, into: reports)
+            readerDone.signal()
+        }
+        reader.name = "FeedPlayer progress"
+        reader.start()
         let deadline = Date().addingTimeInterval(TimeInterval(seconds) + 120)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
+        guard readerDone.wait(timeout: .now() + 10) == .success else {
+            throw CommandFailure(message: "ffmpeg's progress pipe stayed open after it exited (\(url.absoluteString))")
+        }
         guard process.terminationStatus == 0, let firstFrame = reports.firstFrame else {
             throw CommandFailure(message: "ffmpeg could not play \(url.absoluteString)")
         }
@@ -59,6 +60,30 @@ struct FeedPlayer {
             longest = max(longest, (next.wall - previous.wall) - (next.media - previous.media))
         }
         return Play(firstFrame: firstFrame, longestWait: longest)
+    }
+
+    /// Reads ffmpeg's `-progress` lines from `output` until the end of the stream, noting when each came.
+    private static func readProgress(from output: FileHandle, start: UInt64, into reports: LockedReports) {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(output.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            let now = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            pending.append(contentsOf: buffer[0..<count])
+            // A read may end inside a line: only whole lines are looked at, the rest waits for the next read.
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                if line.hasPrefix("frame="), let frames = Int(line.dropFirst("frame=".count)), frames > 0 {
+                    reports.sawFrame(at: now)
+                }
+                if line.hasPrefix("out_time_us="), let media = Double(line.dropFirst("out_time_us=".count)) {
+                    reports.add(now, media / 1e6)
+                }
+            }
+        }
     }
 }
 

@@ -74,6 +74,13 @@ struct BenchRun: AsyncParsableCommand {
         _ = try linkProfiles
         if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
         if quick && tiny { throw ValidationError("--quick and --tiny exclude each other") }
+        // Options that only one kind of run reads are refused with the other rather than silently ignored.
+        if link != nil, !only.isEmpty {
+            throw ValidationError("--only picks loopback scenarios; with --link every link measurement runs")
+        }
+        if link == nil, bandwidthDelayMultiple != nil || abandonedRequestGrace != nil {
+            throw ValidationError("--bandwidth-delay-multiple and --abandoned-request-grace need --link")
+        }
     }
 
     func run() async throws {

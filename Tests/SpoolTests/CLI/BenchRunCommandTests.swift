@@ -83,5 +83,11 @@ final class BenchRunCommandTests: XCTestCase {
         XCTAssertEqual(try runner.run(["bench", "run", "--runs", "0"]).status, 2)
         XCTAssertEqual(try runner.run(["bench", "run", "--quick", "--tiny"]).status, 2)
         XCTAssertEqual(try runner.run(["bench", "run", "--link", "dial-up"]).status, 2)
+        // Options the chosen kind of run would not read.
+        let linkWithOnly = try runner.run(["bench", "run", "--link", "lan", "--only", "cold"])
+        XCTAssertEqual(linkWithOnly.status, 2)
+        XCTAssertTrue(linkWithOnly.stderr.contains("--only"), linkWithOnly.stderr)
+        XCTAssertEqual(try runner.run(["bench", "run", "--abandoned-request-grace", "0"]).status, 2)
+        XCTAssertEqual(try runner.run(["bench", "run", "--bandwidth-delay-multiple", "2"]).status, 2)
     }
 }

@@ -105,20 +105,22 @@ extension ResourceEngine {
                             range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
                         let plan = try reader.plan(read, in: &inner)
                         // The cache's own reads (`countsServed` false) leave the bytes fresh for a player.
-                        return .planned(plan, fresh: countsServed ? inner.takeFresh(read) : 0)
+                        return .planned(plan, fresh: countsServed ? inner.takeFresh(read) : ByteRangeSet())
                     }
                 }
                 switch try prepared.get() {
                 case nil: continue
                 case .lent(let reserved)?:
                     let part = StreamPart.file(try lender.complete(reserved))
-                    if serves { countServed(reserved.range, fresh: reserved.fresh) }
+                    if serves { countServed(reserved.range, fresh: reserved.fresh.byteCount) }
                     return part
                 case .planned(let plan, let fresh)?:
-                    if let data = try await reader.perform(plan, for: id) {
-                        if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
-                        return .bytes(data)
+                    guard let data = try await reader.perform(plan, for: id) else {
+                        inner.withLock { $0.giveBackFresh(fresh) }
+                        continue
                     }
+                    if serves { countServed(position..<position + Int64(data.count), fresh: fresh.byteCount) }
+                    return .bytes(data)
                 }
             case .wait:
                 let token =
@@ -142,7 +144,7 @@ extension ResourceEngine {
     /// How a reader's next stored bytes come: a slice lent, or a read planned.
     private enum PreparedRead {
         case lent(SliceLender.Reserved)
-        case planned(StoredReader.Plan, fresh: Int64)
+        case planned(StoredReader.Plan, fresh: ByteRangeSet)
     }
 
     private func waitForChange(reader id: Int, seen: UInt64) async {

@@ -183,7 +183,7 @@ final class ResourceEngine: Sendable {
             range, of: info, at: environment.clock(), revoke: revoke)
         if recordLags { index.flushSoon() }
         let slice = reserved.flatMap { try? lender.complete($0) }
-        if let reserved, slice != nil { countServed(reserved.range, fresh: reserved.fresh) }
+        if let reserved, slice != nil { countServed(reserved.range, fresh: reserved.fresh.byteCount) }
         return (slice, idle)
     }
 

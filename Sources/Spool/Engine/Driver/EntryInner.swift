@@ -20,12 +20,18 @@ struct EntryInner {
     /// the origin (`CacheStatistics`); any later one, or one after a prefetch took them, from the cache.
     var fresh = ByteRangeSet()
 
-    /// How many bytes of `range` are fresh; they are not any more.
-    mutating func takeFresh(_ range: Range<Int64>) -> Int64 {
-        guard !fresh.ranges.isEmpty else { return 0 }
-        let count = fresh.intersection(range).reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) }
-        if count > 0 { fresh.remove(range) }
-        return count
+    /// The fresh bytes of `range`, which are not fresh any more.
+    mutating func takeFresh(_ range: Range<Int64>) -> ByteRangeSet {
+        guard !fresh.ranges.isEmpty else { return ByteRangeSet() }
+        let taken = ByteRangeSet(fresh.intersection(range))
+        if !taken.ranges.isEmpty { fresh.remove(range) }
+        return taken
+    }
+
+    /// Marks `taken` fresh again: the read that took them delivered nothing (a discard overlapped it, or no
+    /// slice could be made), so the next read to receive them is still the first.
+    mutating func giveBackFresh(_ taken: ByteRangeSet) {
+        fresh.formUnion(taken)
     }
 
     // Index writes (`IndexWriter`).

@@ -13,8 +13,8 @@ struct SliceLender: Sendable {
         fileprivate let file: EntryFile
         /// The bytes the slice will hold.
         let range: Range<Int64>
-        /// How many of them no reader had received before (`EntryInner.fresh`).
-        let fresh: Int64
+        /// Those of them no reader had received before (`EntryInner.fresh`).
+        let fresh: ByteRangeSet
     }
 
     /// Reserves a slice of the longest start of `range` whose blocks this process has checked or written
@@ -44,7 +44,7 @@ struct SliceLender: Sendable {
         do {
             descriptor = try reserved.file.duplicateDescriptor()
         } catch {
-            endLease(reserved.lease)
+            endLease(reserved.lease, givingBackFresh: reserved.fresh)
             throw error
         }
         let range = reserved.range
@@ -80,9 +80,11 @@ struct SliceLender: Sendable {
         }
     }
 
-    /// Takes back a slice; wakes the writes waiting for the old version's slices once none is out.
-    fileprivate func endLease(_ lease: Int) {
+    /// Takes back a slice; wakes the writes waiting for the old version's slices once none is out. A slice
+    /// never made gives back the fresh bytes it took.
+    fileprivate func endLease(_ lease: Int, givingBackFresh fresh: ByteRangeSet = ByteRangeSet()) {
         let (waiters, idle) = core.inner.withLock { inner -> ([CheckedContinuation<Void, Never>], Bool) in
+            inner.giveBackFresh(fresh)
             guard inner.leases.removeValue(forKey: lease) != nil else { return ([], false) }
             guard inner.leases.isEmpty else { return ([], false) }
             defer { inner.leaseWaiters.removeAll() }

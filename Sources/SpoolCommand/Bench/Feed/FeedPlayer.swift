@@ -33,7 +33,7 @@ struct FeedPlayer {
         try process.run()
         // A thread of its own reads the reports with blocking reads until ffmpeg's end closes the pipe.
         // Foundation's `readabilityHandler` crashed libdispatch on Linux once in a full run (a bad pointer in
-        // `_dispatch_event_loop_drain`), and it calls its handler over and over at the end of the stream.
+        // `_dispatch_event_loop_drain`).
         let readerDone = DispatchSemaphore(value: 0)
         let output = pipe.fileHandleForReading
         let reader = Thread {

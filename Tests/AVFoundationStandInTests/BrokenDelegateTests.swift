@@ -58,6 +58,20 @@ final class BrokenDelegateTests: XCTestCase {
         assertCaught(await failures(.respondOffQueue), "respond(with:) called off the delegate queue")
     }
 
+    func testAMemberTheModelledSystemLacksIsTheCrashItWouldBe() async {
+        let onIOS15 = await Playback(length: length, fault: .entireLengthUnconditionally, system: .iOS15)
+            .run(.linearPlay(length: length))
+        assertCaught(onIOS15.failures, "setEntireLengthAvailableOnDemand:]: unrecognized selector")
+        assertCaught(onIOS15.failures, "iOS 15 lacks it")
+        let onMacOS12 = await Playback(length: length, fault: .entireLengthUnconditionally, system: .macOS12)
+            .run(.linearPlay(length: length))
+        assertCaught(onMacOS12.failures, "macOS 12 lacks it")
+        let onIOS16 = await Playback(length: length, fault: .entireLengthUnconditionally, system: .iOS16)
+            .run(.linearPlay(length: length))
+        XCTAssertTrue(onIOS16.passed, "iOS 16 has the member: \(onIOS16.failures)")
+        XCTAssertEqual(onIOS16.entireLengthAvailableOnDemand, true)
+    }
+
     func testWrongContentLengthAndBoundedOverrun() async {
         // A delegate told a different length claims the wrong size and overruns the bounded request.
         let asset = AVURLAsset(url: URL(string: "spool-test://example.com/a.mp4")!)

@@ -58,15 +58,17 @@ final class AdapterFixture: @unchecked Sendable {
     }
 
     /// Plays `script` through a fresh asset for `url` and returns the simulator's report.
-    func play(_ url: URL, length: Int64, seed: UInt64, script: PlayerScript, expectedType: String? = nil) async
-        -> SimulationReport
-    {
+    /// `system` is the Apple release the simulated player runs on.
+    func play(
+        _ url: URL, length: Int64, seed: UInt64, script: PlayerScript, expectedType: String? = nil,
+        system: StandInSystem = .iOS18
+    ) async -> SimulationReport {
         let asset = SpoolAsset(url: url, cache: cache)
         let simulator = PlayerSimulator(
             asset: asset,
             expectedBytes: { TestContent.generatedBytes(seed: seed, range: $0) },
             resourceLength: length,
-            expectedContentType: expectedType)
+            expectedContentType: expectedType, system: system)
         let report = await simulator.run(script, timeout: 120)
         withExtendedLifetime(asset) {}
         return report

@@ -27,6 +27,8 @@ open class AVAssetResourceLoadingRequest: NSObject {
         var length: Int64?
         var knownLength: Int64?
         var allowedContentTypes: [String]?
+        /// The system the player runs on: what its content-information request offers.
+        var system: StandInSystem
     }
 
     init(index: Int, url: URL, shape: Shape, loader: AVAssetResourceLoader, observer: (any LoadingRequestObserver)?) {
@@ -37,7 +39,8 @@ open class AVAssetResourceLoadingRequest: NSObject {
         self.request = urlRequest
         let information =
             shape.info
-            ? AVAssetResourceLoadingContentInformationRequest(allowedContentTypes: shape.allowedContentTypes) : nil
+            ? AVAssetResourceLoadingContentInformationRequest(
+                allowedContentTypes: shape.allowedContentTypes, system: shape.system) : nil
         self.contentInformationRequest = information
         self.core = LoadingRequestCore(
             index: index, startOffset: shape.offset, hasData: shape.data,

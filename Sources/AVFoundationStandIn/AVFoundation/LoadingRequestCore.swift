@@ -98,7 +98,14 @@ final class LoadingRequestCore: @unchecked Sendable {
             let info = contentInformation.map {
                 ContentInformationSnapshot(
                     contentType: $0.contentType, contentLength: $0.contentLength,
-                    isByteRangeAccessSupported: $0.isByteRangeAccessSupported)
+                    isByteRangeAccessSupported: $0.isByteRangeAccessSupported,
+                    isEntireLengthAvailableOnDemand: $0.entireLengthAvailableOnDemandSet)
+            }
+            for selector in contentInformation?.unavailableUses ?? [] {
+                report(
+                    "-[AVAssetResourceLoadingContentInformationRequest \(selector)]: unrecognized selector sent to "
+                        + "instance (\(contentInformation!.standInSystem) lacks it; the app would crash)",
+                    key: "unavailable-\(selector)")
             }
             observer?.loadingRequest(
                 index, didFinishWith: error, info: info, currentOffset: hasData ? currentOffset : nil)

@@ -20,5 +20,7 @@ struct ContentInformationSnapshot: Sendable {
     var contentType: String?
     var contentLength: Int64
     var isByteRangeAccessSupported: Bool
+    /// `nil` when the delegate never set it.
+    var isEntireLengthAvailableOnDemand: Bool?
 }
 #endif

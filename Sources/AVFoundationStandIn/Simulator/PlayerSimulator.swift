@@ -25,14 +25,17 @@ public final class PlayerSimulator: @unchecked Sendable {
     private let resourceLength: Int64
     private let expectedContentType: String?
     private let allowedContentTypes: [String]?
+    private let system: StandInSystem
 
     /// Creates a simulator for `asset`, whose resource has `resourceLength` bytes equal to
     /// `expectedBytes`; when `expectedContentType` (a UTI) is given, the delegate must report exactly it.
     /// `allowedContentTypes` is what content-information requests carry (AVFoundation fills it in some
-    /// contexts; a delegate reporting a type outside it crashes the app).
+    /// contexts; a delegate reporting a type outside it crashes the app). `system` is the release the player
+    /// runs on: an older one lacks members the delegate must then leave alone.
     public init(
         asset: AVURLAsset, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data, resourceLength: Int64,
-        expectedContentType: String? = nil, allowedContentTypes: [String]? = nil, hold: AssetHold = .strong
+        expectedContentType: String? = nil, allowedContentTypes: [String]? = nil, hold: AssetHold = .strong,
+        system: StandInSystem = .iOS18
     ) {
         strongAsset = hold == .strong ? asset : nil
         weakAsset = asset
@@ -42,6 +45,7 @@ public final class PlayerSimulator: @unchecked Sendable {
         self.resourceLength = resourceLength
         self.expectedContentType = expectedContentType
         self.allowedContentTypes = allowedContentTypes
+        self.system = system
     }
 
     /// Whether the app gave up on the asset: dropped it, or called `cancelLoading()`.
@@ -98,7 +102,7 @@ public final class PlayerSimulator: @unchecked Sendable {
         let scripted = run.plans[index].scripted
         let shape = AVAssetResourceLoadingRequest.Shape(
             info: scripted.info, data: scripted.data, offset: scripted.offset, length: scripted.length,
-            knownLength: loader.learnedLength, allowedContentTypes: allowedContentTypes)
+            knownLength: loader.learnedLength, allowedContentTypes: allowedContentTypes, system: system)
         let request = AVAssetResourceLoadingRequest(index: index, url: url, shape: shape, loader: loader, observer: run)
         loader.register(request)
         run.issued(index, request)

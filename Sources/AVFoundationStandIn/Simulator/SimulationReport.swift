@@ -19,6 +19,9 @@ public struct SimulationReport: Sendable, Equatable {
     /// Requests the delegate finished with `NSURLErrorCancelled` after the app gave up on the asset
     /// (dropped it or called `cancelLoading()`), as it must: AVFoundation does not cancel them.
     public var requestsReleased: Int
+    /// What the delegate left in `isEntireLengthAvailableOnDemand` when it finished the last
+    /// content-information request that had it set; `nil` when it never set it.
+    public var entireLengthAvailableOnDemand: Bool?
 
     /// True when nothing failed.
     public var passed: Bool { failures.isEmpty }
@@ -48,6 +51,7 @@ public struct SimulationReport: Sendable, Equatable {
         longestWait = max(longestWait, other.longestWait)
         requests += other.requests
         requestsReleased += other.requestsReleased
+        entireLengthAvailableOnDemand = other.entireLengthAvailableOnDemand ?? entireLengthAvailableOnDemand
     }
 }
 #endif

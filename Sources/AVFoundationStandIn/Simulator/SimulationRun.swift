@@ -36,6 +36,7 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         var bytesPlayed: Int64 = 0
         var longestWait: TimeInterval = 0
         var waitStart: TimeInterval?
+        var entireLengthAvailableOnDemand: Bool?
         var closed = false
     }
 
@@ -197,6 +198,7 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             state.failures += problems
             state.checksPassed += passed
             if released { state.released += 1 }
+            if let marked = info?.isEntireLengthAvailableOnDemand { state.entireLengthAvailableOnDemand = marked }
             state.progress[index].ended = true
             noteEvent(&state, at: now)
         }
@@ -278,10 +280,12 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
                 else { return nil }
                 return first - issued
             }
-            return SimulationReport(
+            var report = SimulationReport(
                 checksPassed: state.checksPassed, failures: state.failures, bytesPlayed: state.bytesPlayed,
                 timeToFirstByte: ttfb, longestWait: state.longestWait,
                 requests: state.progress.filter { $0.issuedAt != nil }.count, requestsReleased: state.released)
+            report.entireLengthAvailableOnDemand = state.entireLengthAvailableOnDemand
+            return report
         }
     }
 }

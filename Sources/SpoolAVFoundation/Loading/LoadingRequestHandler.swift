@@ -107,9 +107,7 @@ final class LoadingRequestHandler: @unchecked Sendable {
             information.contentLength = info.length
             // Spool serves any range, even from an origin without range support.
             information.isByteRangeAccessSupported = true
-            if #available(iOS 16.0, macOS 13.0, tvOS 16.0, *) {
-                information.isEntireLengthAvailableOnDemand = fullyCached
-            }
+            information.setEntireLengthAvailableOnDemandWhereAvailable(fullyCached)
             return nil
         }
         switch refusal {

@@ -27,12 +27,15 @@ public final class QueueLoadingCanceller {
     public init(player: AVQueuePlayer) {
         self.player = player
         known = player.items()
-        // AVFoundation may post the notification on any thread; the block runs on the main queue.
+        // AVFoundation may post the notification on any thread. `MainActor.assumeIsolated` from a block on the
+        // main queue would run it at once, but only from iOS 17 and macOS 14 on (its runtime support is that
+        // new); a hop to the main actor does the same job on every release from iOS 15, a turn later.
         observer = NotificationCenter.default.addObserver(
-            forName: AVPlayerItem.didPlayToEndTimeNotification, object: nil, queue: .main
+            forName: AVPlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil
         ) { [weak self] notification in
             guard let item = notification.object as? AVPlayerItem else { return }
-            MainActor.assumeIsolated { self?.itemEnded(item) }
+            let ended = EndedItem(item: item)
+            Task { @MainActor in self?.itemEnded(ended.item) }
         }
     }
 
@@ -66,6 +69,13 @@ public final class QueueLoadingCanceller {
     public func removeAllItems() {
         player?.removeAllItems()
         queueDidChange()
+    }
+
+    /// An item that announced its end, on its way to the main actor. `@unchecked Sendable` because
+    /// `AVPlayerItem` is not Sendable before the iOS 18 SDK: it is posted from any thread, and once handed over
+    /// only the main actor touches it.
+    private struct EndedItem: @unchecked Sendable {
+        let item: AVPlayerItem
     }
 
     private func itemEnded(_ item: AVPlayerItem) {

@@ -10,6 +10,8 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
         case none, mimeType, finishTwice, respondAfterCancel
         case wrongByte(at: Int64)
         case neverFinish, finishToEndEarly, respondOffQueue
+        /// Sets an iOS 16 member without asking whether the system has it.
+        case entireLengthUnconditionally
     }
 
     /// Requests cross into dispatch blocks; the stand-in keeps its classes non-Sendable, like Apple's.
@@ -40,6 +42,7 @@ final class MemoryDelegate: NSObject, AVAssetResourceLoaderDelegate, @unchecked 
             info.contentType = fault == .mimeType ? "video/mp4" : contentType
             info.contentLength = length
             info.isByteRangeAccessSupported = true
+            if fault == .entireLengthUnconditionally { info.isEntireLengthAvailableOnDemand = true }
         }
         if let data = loadingRequest.dataRequest {
             log.withLock { lengths.append(data.requestedLength) }

@@ -9,13 +9,15 @@ final class Playback: @unchecked Sendable {
     let delegate: MemoryDelegate
     let simulator: PlayerSimulator
 
-    init(length: Int64, fault: MemoryDelegate.Fault = .none, name: String = "movie.mp4") {
+    init(
+        length: Int64, fault: MemoryDelegate.Fault = .none, name: String = "movie.mp4", system: StandInSystem = .iOS18
+    ) {
         asset = AVURLAsset(url: URL(string: "spool-test://example.com/\(name)")!)
         delegate = MemoryDelegate(length: length, fault: fault)
         asset.resourceLoader.setDelegate(delegate, queue: delegate.queue)
         simulator = PlayerSimulator(
             asset: asset, expectedBytes: TestResource.bytes, resourceLength: length,
-            expectedContentType: "public.mpeg-4")
+            expectedContentType: "public.mpeg-4", system: system)
     }
 
     func run(_ script: PlayerScript, timeout: TimeInterval = 10) async -> SimulationReport {

@@ -3,7 +3,8 @@ import NIOConcurrencyHelpers
 public import Spool
 
 /// A local HTTP caching proxy over a `SpoolCache`: any player that reads http URLs (ffmpeg, VLC, mpv, a
-/// browser, AVPlayer with HLS or AirPlay) plays through the cache.
+/// browser, AVPlayer with HLS) plays through the cache; an AirPlay receiver too, once shared on the local
+/// network (`shareOnLocalNetwork`).
 ///
 /// ```swift
 /// let proxy = SpoolProxy(cache: cache)
@@ -12,6 +13,11 @@ public import Spool
 /// // … play `playable` …
 /// await proxy.stop()
 /// ```
+///
+/// The proxy keeps its URLs working through an app's life: when its listening socket dies (iOS reclaims it
+/// while the app is suspended), it listens again on the same port, at once when it notices, at the latest on
+/// `ensureListening()`, which an app calls on `willEnterForegroundNotification`; `events()` tells what
+/// happened, and the rare move to another port.
 ///
 /// Requests follow RFC 9110: GET and HEAD, single, suffix and multiple ranges, `If-Range`, keep-alive.
 /// Bodies stream with back-pressure, so memory does not grow with file size or slow clients. Origin
@@ -24,14 +30,34 @@ public final class SpoolProxy: Sendable {
     /// The preloader the proxy's preload API (`preloadPath`) drives; an app in Swift may drive it directly
     /// (items by origin URL). `stop()` stops it.
     public let preloader: SpoolPreloader
+    /// The token of the URLs shared on the local network: one per proxy, so per launch of the app.
+    private let gate = SharingGate()
+    private let hub = ProxyEventHub()
     private let state = NIOLockedValueBox(State.idle)
 
     private enum State {
         case idle
         case starting
-        case running(ProxyServer, ProxyURLMapping)
+        case running(Running)
         case stopped
     }
+
+    /// What a running proxy has: its connections, its loopback listener and, while shared, the local network's.
+    private struct Running {
+        let server: ProxyServer
+        let responder: ProxyResponder
+        let loopback: ProxyListener
+        var sharing: Sharing = .off
+    }
+
+    private enum Sharing {
+        case off
+        case starting
+        case on(ProxyListener)
+    }
+
+    /// The listener id of the local network's connections (loopback's are 0).
+    private static let sharedListenerID = 1
 
     /// A proxy for `cache`; call `start()` to listen.
     public init(cache: SpoolCache, configuration: ProxyConfiguration = ProxyConfiguration()) {
@@ -47,21 +73,25 @@ public final class SpoolProxy: Sendable {
             guard case .idle = state else { throw ProxyError.alreadyStarted }
             state = .starting
         }
+        let responder = ProxyResponder(cache: cache, configuration: configuration, preloader: preloader)
+        let server = ProxyServer(readAhead: responder.readAhead)
+        let listener: ProxyListener
         do {
-            let server = try await ProxyServer.start(
-                host: configuration.host, port: configuration.port,
-                responder: ProxyResponder(cache: cache, configuration: configuration, preloader: preloader))
-            let mapping = ProxyURLMapping(host: configuration.host, port: server.port)
-            state.withLockedValue { $0 = .running(server, mapping) }
-            return mapping.baseURL
+            listener = try await ProxyListener.start(
+                id: 0, host: configuration.host, port: configuration.port, server: server, responder: responder,
+                announce: { [hub] in hub.publish($0) })
         } catch {
             state.withLockedValue { $0 = .idle }
-            throw ProxyError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
+            throw error as? ProxyError
+                ?? ProxyError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
         }
+        let mapping = try listener.mapping()
+        state.withLockedValue { $0 = .running(Running(server: server, responder: responder, loopback: listener)) }
+        return mapping.baseURL
     }
 
-    /// The path the proxy answers with `200 pong` (`GET` and `HEAD`) without touching the cache: a check
-    /// that it is listening, as after an app returns from the background.
+    /// The path the proxy answers with `200 pong` (`GET` and `HEAD`) without touching the cache. An app need
+    /// not ping the proxy after a suspension: `ensureListening()` does what that check was for.
     public static let pingPath = "/ping"
 
     /// The path the proxy answers with its cache's `CacheStatistics` as JSON (bytes served from the cache and
@@ -75,35 +105,149 @@ public final class SpoolProxy: Sendable {
     /// (what is wrong), 403 (a host not allowed) or 413.
     public static let preloadPath = "/preload"
 
-    /// The base URL while the proxy runs.
+    /// The base URL while the proxy listens (`nil` before `start()`, after `stop()`, and while no socket
+    /// could be bound).
     public var baseURL: URL? {
-        state.withLockedValue { state in
-            if case .running(_, let mapping) = state { return mapping.baseURL }
-            return nil
-        }
+        try? running().loopback.mapping().baseURL
     }
 
-    /// The proxy URL that plays `originURL` through the cache. Throws before `start()` and for anything
-    /// but an http or https URL.
+    /// The proxy URL that plays `originURL` through the cache. Never a URL to a dead port: when the proxy
+    /// could not listen again after losing its socket, it tries once more here, then throws
+    /// `ProxyError.notListening`. Throws before `start()` and for anything but an http or https URL.
     public func url(for originURL: URL) throws -> URL {
-        let mapping: ProxyURLMapping? = state.withLockedValue { state in
-            if case .running(_, let mapping) = state { return mapping }
-            return nil
-        }
-        guard let mapping else { throw ProxyError.notRunning }
-        return try mapping.proxyURL(for: originURL)
+        try running().loopback.mapping().proxyURL(for: originURL)
+    }
+
+    /// Makes sure the proxy accepts connections, and returns its base URL: it connects to its own socket,
+    /// and if that is refused (iOS reclaims the listening socket of a suspended app, and nothing may report
+    /// it until a player is refused) it listens again, on the same port unless that was taken meanwhile (then
+    /// `events()` says `moved`, and the base URL returned is the new one). The local network's socket, while
+    /// shared, is checked the same way. Call it when the app returns to the foreground
+    /// (`UIApplication.willEnterForegroundNotification`), before its players load anything.
+    @discardableResult
+    public func ensureListening() async throws -> URL {
+        let running = try running()
+        if case .on(let shared) = running.sharing { _ = try? await shared.ensureListening() }
+        return try await running.loopback.ensureListening().baseURL
+    }
+
+    /// What happens to the proxy's listening sockets from now on: lost, listening again, moved to another
+    /// port, or unable to listen (see `ProxyEvent`). The stream ends when the proxy stops.
+    public func events() -> AsyncStream<ProxyEvent> {
+        hub.subscribe()
     }
 
     /// Stops listening, closes every connection, stops the preloader and waits until they are gone. The
     /// cache stays open; call `cache.close()` before the process exits so its index holds everything written.
     public func stop() async {
-        let server: ProxyServer? = state.withLockedValue { state in
+        let running: Running? = state.withLockedValue { state in
             defer { state = .stopped }
-            if case .running(let server, _) = state { return server }
+            if case .running(let running) = state { return running }
             return nil
         }
-        await server?.stop()
+        if let running {
+            if case .on(let shared) = running.sharing { await shared.stop() }
+            await running.loopback.stop()
+            await running.server.stop()
+        }
         await preloader.stop()
+        hub.finish()
+    }
+
+    // MARK: - The local network
+
+    /// Opens the proxy to other devices on the local network, so an AirPlay receiver (an Apple TV) can fetch
+    /// what the app plays through it: an AirPlay video receiver is handed the stream's URL and fetches it
+    /// itself, and `127.0.0.1` is its own loopback, not the phone. Returns the base of the shared URLs,
+    /// `http://ADDRESS:PORT/s/<token>`; `sharedURL(for:)` maps origin URLs under it.
+    ///
+    /// Only what is asked for, only while asked: every shared path carries a token of 128 random bits made
+    /// per proxy, and a request without it is refused, as is anything but GET or HEAD of media (never the
+    /// preload or statistics API). `allowedHosts` must be set, since a device holding a shared URL can make
+    /// the proxy fetch from any allowed host; refused otherwise. Listens on `address` (by default the
+    /// device's Wi-Fi or Ethernet IPv4 address) and `port` (`0`: a free one). Call `stopSharingOnLocalNetwork()`
+    /// when the receiver is done (when `AVPlayer.isExternalPlaybackActive` turns false).
+    @discardableResult
+    public func shareOnLocalNetwork(address: String? = nil, port: Int = 0) async throws -> URL {
+        guard !configuration.allowedHosts.isEmpty else { throw ProxyError.sharingNeedsAllowedHosts }
+        let claimed = try state.withLockedValue { state -> (ProxyServer, ProxyResponder)? in
+            guard case .running(var running) = state else { throw ProxyError.notRunning }
+            guard case .off = running.sharing else { return nil }
+            running.sharing = .starting
+            state = .running(running)
+            return (running.server, running.responder)
+        }
+        guard let (server, responder) = claimed else { throw ProxyError.alreadySharing }
+        let listener: ProxyListener
+        do {
+            guard let host = address ?? LocalNetworkAddress.find() else { throw ProxyError.noLocalNetwork }
+            listener = try await ProxyListener.start(
+                id: Self.sharedListenerID, host: host, port: port, server: server,
+                responder: responder.scoped(to: gate.scope), gate: gate, announce: { [hub] in hub.publish($0) })
+        } catch {
+            updateRunning { $0.sharing = .off }
+            throw error
+        }
+        let kept = updateRunning { running -> Bool in
+            guard case .starting = running.sharing else { return false }
+            running.sharing = .on(listener)
+            return true
+        }
+        guard kept == true else {
+            // Stopped meanwhile.
+            await listener.stop()
+            throw ProxyError.notRunning
+        }
+        return try listener.mapping().scopedBaseURL
+    }
+
+    /// The URL under which a device on the local network plays `originURL` through the cache, while the
+    /// proxy is shared (`shareOnLocalNetwork`). Throws otherwise, and as `url(for:)` does.
+    public func sharedURL(for originURL: URL) throws -> URL {
+        guard case .on(let shared) = try running().sharing else { throw ProxyError.notShared }
+        return try shared.mapping().proxyURL(for: originURL)
+    }
+
+    /// Closes the local network's socket and the connections it accepted. Shared URLs stop working; the
+    /// proxy goes on serving loopback.
+    public func stopSharingOnLocalNetwork() async {
+        let shared = updateRunning { running -> ProxyListener? in
+            guard case .on(let shared) = running.sharing else { return nil }
+            running.sharing = .off
+            return shared
+        }
+        guard let shared = shared ?? nil else { return }
+        await shared.stop()
+        if let running = try? running() { await running.server.closeConnections(of: shared.id) }
+    }
+
+    // MARK: - Tests
+
+    /// Shuts the loopback (or the shared) listening socket down under the proxy, as iOS reclaims a suspended
+    /// app's socket; `noticed: false` hides it from the proxy until `ensureListening()` looks. For tests.
+    package func loseListeningSocketForTesting(shared: Bool = false, noticed: Bool = true) async {
+        guard let running = try? running() else { return }
+        if shared {
+            if case .on(let listener) = running.sharing { await listener.loseSocketForTesting(noticed: noticed) }
+        } else {
+            await running.loopback.loseSocketForTesting(noticed: noticed)
+        }
+    }
+
+    private func running() throws -> Running {
+        try state.withLockedValue { state in
+            guard case .running(let running) = state else { throw ProxyError.notRunning }
+            return running
+        }
+    }
+
+    private func updateRunning<Result>(_ body: (inout Running) -> Result) -> Result? {
+        state.withLockedValue { state in
+            guard case .running(var running) = state else { return nil }
+            let result = body(&running)
+            state = .running(running)
+            return result
+        }
     }
 }
 
@@ -115,6 +259,17 @@ public enum ProxyError: Error, Sendable, CustomStringConvertible {
     case notRunning
     /// The socket could not be bound (address in use, not allowed).
     case cannotListen(String)
+    /// The proxy lost its socket and could not listen again (see `ProxyEvent.cannotListen`).
+    case notListening(String)
+    /// `shareOnLocalNetwork` needs `ProxyConfiguration.allowedHosts`: a device holding a shared URL could
+    /// otherwise make the proxy fetch any URL.
+    case sharingNeedsAllowedHosts
+    /// `shareOnLocalNetwork` was called while sharing.
+    case alreadySharing
+    /// The device has no local network address (no Wi-Fi, no Ethernet).
+    case noLocalNetwork
+    /// `sharedURL(for:)` while the proxy is not shared on the local network.
+    case notShared
 
     /// A one-line explanation.
     public var description: String {
@@ -122,6 +277,12 @@ public enum ProxyError: Error, Sendable, CustomStringConvertible {
         case .alreadyStarted: "the proxy was already started"
         case .notRunning: "the proxy is not running"
         case .cannotListen(let reason): "cannot listen on \(reason)"
+        case .notListening(let reason): "the proxy lost its listening socket and cannot listen again: \(reason)"
+        case .sharingNeedsAllowedHosts:
+            "sharing on the local network needs allowedHosts: a device with a shared URL could reach any host"
+        case .alreadySharing: "the proxy is already shared on the local network"
+        case .noLocalNetwork: "no local network address (no Wi-Fi or Ethernet)"
+        case .notShared: "the proxy is not shared on the local network"
         }
     }
 }

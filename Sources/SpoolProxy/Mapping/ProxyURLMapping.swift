@@ -14,6 +14,8 @@ import Foundation
 public struct ProxyURLMapping: Sendable, Hashable {
     /// The proxy's address, `http://HOST:PORT`.
     public let baseURL: URL
+    /// What every path starts with: empty on loopback, `/s/<token>` for URLs shared on the local network.
+    let scope: String
 
     /// The first path segment of every proxy URL.
     static let prefix = "o"
@@ -30,21 +32,34 @@ public struct ProxyURLMapping: Sendable, Hashable {
         components.host = baseURL.host
         components.port = baseURL.port
         self.baseURL = components.url ?? baseURL
+        scope = ""
     }
 
     /// A mapping for the proxy listening on `host` and `port`.
     public init(host: String, port: Int) {
+        self.init(host: host, port: port, scope: "")
+    }
+
+    /// A mapping whose paths start with `scope` (`/s/<token>`, or empty).
+    init(host: String, port: Int, scope: String) {
         var components = URLComponents()
         components.scheme = "http"
         // An IPv6 literal needs brackets in a URL.
         components.host = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         components.port = port
-        self.init(baseURL: components.url ?? URL(string: "http://127.0.0.1:\(port)")!)
+        baseURL = components.url ?? URL(string: "http://127.0.0.1:\(port)")!
+        self.scope = scope
+    }
+
+    /// `baseURL` with the scope every path carries: what an event names.
+    var scopedBaseURL: URL {
+        scope.isEmpty ? baseURL : URL(string: scope, relativeTo: baseURL)?.absoluteURL ?? baseURL
     }
 
     /// The proxy URL standing for `originURL`. Throws for anything but an http or https URL with a host.
     public func proxyURL(for originURL: URL) throws -> URL {
-        guard let url = URL(string: try Self.proxyPath(for: originURL), relativeTo: baseURL)?.absoluteURL else {
+        let path = scope + (try Self.proxyPath(for: originURL))
+        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL else {
             throw ProxyURLError.notAnOriginURL(originURL.absoluteString)
         }
         return url
@@ -70,7 +85,7 @@ public struct ProxyURLMapping: Sendable, Hashable {
     }
 
     /// The path of a request target, also of one in absolute form (`GET http://127.0.0.1:8080/o/…`).
-    private static func path(of target: String) -> Substring {
+    static func path(of target: String) -> Substring {
         let path = Substring(target)
         guard let schemeEnd = path.range(of: "://") else { return path }
         return path[schemeEnd.upperBound...].drop { $0 != "/" }
@@ -134,7 +149,11 @@ public struct ProxyURLMapping: Sendable, Hashable {
     }
 
     static func base64URL(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString()
+        base64URL(Array(text.utf8))
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

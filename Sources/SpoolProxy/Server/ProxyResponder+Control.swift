@@ -25,7 +25,8 @@ extension ProxyResponder {
             guard path == SpoolProxy.statisticsPath else {
                 record.status = 200
                 record.bodyBytes = try await sendWhole(
-                    ByteBuffer(string: "pong\n"), status: 200, type: "text/plain; charset=utf-8", head: head,
+                    ByteBuffer(string: "pong\n"), status: 200, type: "text/plain; charset=utf-8",
+                    extraFields: [HeaderField(ListenerProbe.instanceField, instance)], head: head,
                     isHead: isHead, keepAlive: keepAlive, writer: writer)
                 return true
             }

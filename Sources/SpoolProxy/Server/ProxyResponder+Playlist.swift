@@ -133,8 +133,11 @@ extension ProxyResponder {
     /// host the proxy may not reach, and for a key when keys are not to be cached.
     private func proxyPath(for url: URL, role: HLSPlaylist.Reference.Role) -> String? {
         guard let host = url.host, configuration.allows(host: host) else { return nil }
-        guard Self.isKey(role) else { return try? ProxyURLMapping.proxyPath(for: url, whole: true) }
-        return configuration.cachesKeys ? try? ProxyURLMapping.proxyPath(for: url, key: true) : nil
+        guard Self.isKey(role) else {
+            return (try? ProxyURLMapping.proxyPath(for: url, whole: true)).map { pathScope + $0 }
+        }
+        guard configuration.cachesKeys else { return nil }
+        return (try? ProxyURLMapping.proxyPath(for: url, key: true)).map { pathScope + $0 }
     }
 
     private static func isKey(_ role: HLSPlaylist.Reference.Role) -> Bool {

@@ -16,6 +16,11 @@ struct ProxyResponder: Sendable {
     let readAhead: SegmentReadAhead
     /// The preload API (`/preload`).
     let preload: PreloadControl
+    /// What the paths of rewritten playlists start with: empty on loopback, `/s/<token>` for the local
+    /// network's listener, so a receiver fetches every segment with the token too.
+    private(set) var pathScope = ""
+    /// Names this proxy in its answers to the ping (`ListenerProbe`): random, one per proxy.
+    let instance = ProxyURLMapping.base64URL((0..<12).map { _ in UInt8.random(in: .min ... .max) })
 
     /// A responder over `cache`; its preload API drives `preloader` (by default a new one over `cache`).
     init(cache: SpoolCache, configuration: ProxyConfiguration, preloader: SpoolPreloader? = nil) {
@@ -27,6 +32,14 @@ struct ProxyResponder: Sendable {
         readAhead = SegmentReadAhead(
             cache: cache,
             window: .init(seconds: configuration.readAheadSeconds, bytes: configuration.readAheadBytes))
+    }
+
+    /// The same responder (the same memo, live playlists, read-ahead and preload API) naming `scope` first in
+    /// every path it writes.
+    func scoped(to scope: String) -> ProxyResponder {
+        var scoped = self
+        scoped.pathScope = scope
+        return scoped
     }
 
     typealias Writer = ProxyOutbound

@@ -3,86 +3,84 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The listening socket and its connections: HTTP/1.1 with keep-alive and pipelining, one task per
-/// connection, every connection closed on `stop()`.
+/// The proxy's connections, whichever listening socket accepted them: HTTP/1.1 with keep-alive and
+/// pipelining, one task per connection. A listener that dies takes none of them with it (a download another
+/// reader still needs carries on); `stop()` closes every one.
 final class ProxyServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    typealias Listener = NIOAsyncChannel<Accepted, Never>
 
-    /// An accepted connection and what its responses wait on before fetching ahead of the client.
+    /// An accepted connection, what its responses wait on before fetching ahead of the client, and the
+    /// responder of the listener that accepted it.
     struct Accepted: Sendable {
         let connection: Connection
         let pace: ClientPace
         let slices: SliceLedger
+        let responder: ProxyResponder
     }
 
     /// A connection that neither reads nor writes for this long is closed, so stalled clients give their
     /// resources back. A client that is still reading a paused stream has its socket full, not idle.
     static let idleTimeout = TimeAmount.seconds(120)
 
-    private let listener: NIOAsyncChannel<Accepted, Never>
-    private let responder: ProxyResponder
     private let connections = NIOLockedValueBox(ConnectionRegistry())
-    private let acceptLoop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// What outlives every connection and listener: the HLS read-ahead, stopped last.
+    private let readAhead: SegmentReadAhead
 
-    /// The port the socket is bound to.
-    let port: Int
-
-    private init(listener: NIOAsyncChannel<Accepted, Never>, responder: ProxyResponder) {
-        self.listener = listener
-        self.responder = responder
-        port = listener.channel.localAddress?.port ?? 0
+    init(readAhead: SegmentReadAhead) {
+        self.readAhead = readAhead
     }
 
-    /// Binds to `host:port` and starts accepting connections.
-    static func start(host: String, port: Int, responder: ProxyResponder) async throws -> ProxyServer {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: host, port: port) { channel in
+    /// Hands `descriptor`, a socket already bound and listening (`ListeningSocket`), to the event loop: its
+    /// connections are answered by `responder`, behind `gate` when the socket faces the local network.
+    /// `acceptFailed` hears every accept error, which on a socket the system reclaimed is all it ever gets.
+    func adopt(
+        _ descriptor: CInt, responder: ProxyResponder, gate: SharingGate?,
+        acceptFailed: @escaping @Sendable () -> Void
+    ) async throws -> Listener {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // First, so it sits next to the socket and counts the encoded bytes.
-                    let slices = SliceLedger()
-                    let tracker = SentBytesTracker(slices: slices)
-                    try channel.pipeline.syncOperations.addHandler(tracker)
-                    // Once closed, nothing more is sent: slices that never reached the socket go back.
-                    channel.closeFuture.whenComplete { _ in slices.closeAndReleaseAll() }
-                    // The protocol error handler answers malformed requests with 400 and closes.
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandlers([
-                        IdleConnectionCloser(timeout: idleTimeout),
-                        StoredHitHandler(responder: responder, slices: slices),
-                    ])
-                    let connection = try Connection(
-                        wrappingChannelSynchronously: channel,
-                        configuration: .init(isOutboundHalfClosureEnabled: true))
-                    let pace = ClientPace(
-                        channel: channel, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop),
-                        grace: .nanoseconds(Int64(max(0, responder.configuration.hangUpGrace) * 1e9)))
-                    return Accepted(connection: connection, pace: pace, slices: slices)
+                    try channel.pipeline.syncOperations.addHandler(AcceptFailureWatch(acceptFailed))
                 }
             }
-        let server = ProxyServer(listener: listener, responder: responder)
-        let loop = Task { await server.accept() }
-        server.acceptLoop.withLockedValue { $0 = loop }
-        return server
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .bind(descriptor) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try Self.configure(channel, responder: responder, gate: gate)
+                }
+            }
     }
 
-    /// Stops accepting, closes every connection (bodies in progress break off) and waits for their tasks.
-    func stop() async {
-        try? await listener.channel.close()
-        await acceptLoop.withLockedValue { $0 }?.value
-        let running = connections.withLockedValue { registry in
-            registry.isStopping = true
-            return Array(registry.tasks.values)
+    private static func configure(_ channel: Channel, responder: ProxyResponder, gate: SharingGate?) throws -> Accepted
+    {
+        // First, so it sits next to the socket and counts the encoded bytes.
+        let slices = SliceLedger()
+        let tracker = SentBytesTracker(slices: slices)
+        try channel.pipeline.syncOperations.addHandler(tracker)
+        // Once closed, nothing more is sent: slices that never reached the socket go back.
+        channel.closeFuture.whenComplete { _ in slices.closeAndReleaseAll() }
+        // The protocol error handler answers malformed requests with 400 and closes.
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(IdleConnectionCloser(timeout: idleTimeout))
+        // Before anything answers: a request from the local network without the token goes no further.
+        if let gate {
+            try channel.pipeline.syncOperations.addHandler(
+                SharingGateHandler(gate: gate, log: responder.configuration.log))
         }
-        for task in running { task.cancel() }
-        for task in running { await task.value }
-        await responder.readAhead.stop()
+        try channel.pipeline.syncOperations.addHandler(StoredHitHandler(responder: responder, slices: slices))
+        let connection = try Connection(
+            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        let pace = ClientPace(
+            channel: channel, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop),
+            grace: .nanoseconds(Int64(max(0, responder.configuration.hangUpGrace) * 1e9)))
+        return Accepted(connection: connection, pace: pace, slices: slices, responder: responder)
     }
 
-    private func accept() async {
+    /// Accepts on `listener` until it closes (`stop()`, or the socket failed); its connections are counted
+    /// as `listenerID`'s.
+    func accept(on listener: Listener, listenerID: Int) async {
         do {
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {
@@ -90,12 +88,13 @@ final class ProxyServer: Sendable {
                     connections.withLockedValue { registry in
                         guard !registry.isStopping else { return accepted.connection.channel.close(promise: nil) }
                         let id = registry.nextID()
-                        let task = Task { [responder] in
+                        let task = Task {
                             await Self.serve(
-                                accepted.connection, pace: accepted.pace, slices: accepted.slices, with: responder)
+                                accepted.connection, pace: accepted.pace, slices: accepted.slices,
+                                with: accepted.responder)
                             self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
                         }
-                        registry.tasks[id] = task
+                        registry.tasks[id] = (listenerID, task)
                         // A client that hangs up mid-response is noticed here at once (the socket reports
                         // it even while the pipeline reads nothing), not at the next write: the response's
                         // reads end before they start origin requests for a client that is gone.
@@ -104,8 +103,30 @@ final class ProxyServer: Sendable {
                 }
             }
         } catch {
-            // The listener closed: `stop()` was called or the socket failed; either way no more connections.
+            // The listener closed: stopped, or the socket failed; either way no more connections from it.
         }
+    }
+
+    /// Closes the connections `listenerID` accepted (the local network's, when sharing stops) and waits for
+    /// their tasks.
+    func closeConnections(of listenerID: Int) async {
+        let running = connections.withLockedValue { registry in
+            registry.tasks.values.filter { $0.listener == listenerID }.map(\.task)
+        }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+    }
+
+    /// Closes every connection (bodies in progress break off), waits for their tasks, stops the read-ahead.
+    /// Call it once the listeners are closed.
+    func stop() async {
+        let running = connections.withLockedValue { registry in
+            registry.isStopping = true
+            return registry.tasks.values.map(\.task)
+        }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+        await readAhead.stop()
     }
 
     private static let tooLarge = FailureResponse(
@@ -169,9 +190,9 @@ final class ProxyServer: Sendable {
     }
 }
 
-/// The connections in progress, keyed by a counter.
+/// The connections in progress, keyed by a counter, each with the listener that accepted it.
 struct ConnectionRegistry {
-    var tasks: [UInt64: Task<Void, Never>] = [:]
+    var tasks: [UInt64: (listener: Int, task: Task<Void, Never>)] = [:]
     var isStopping = false
     private var counter: UInt64 = 0
 

@@ -33,6 +33,9 @@ let package = Package(
                 .target(name: "AVFoundationStandIn", condition: .when(platforms: [.linux])),
             ]
         ),
+        // The README's AVPlayer quick start as a target of its own, so that CI compiles it for iOS and macOS as
+        // written (a test keeps the two the same); empty on Linux, which has no AVFoundation. Not a product.
+        .target(name: "SpoolQuickStart", dependencies: ["Spool", "SpoolAVFoundation"]),
         // Linux only (every file is inside `#if os(Linux)`, so the module is empty elsewhere): the AVFoundation
         // surface the adapter needs, declared as Apple's SDKs declare it, and a player simulator driving it the
         // way AVPlayer does, with the recorded AVPlayer traces.

@@ -120,6 +120,11 @@ struct Serve: AsyncParsableCommand {
             await opened.close()
             throw CommandFailure(message: "\(error)")
         }
+        // A listening socket lost and bound again (or moved to another port) is worth a line.
+        let events = proxy.events()
+        let eventPrinter = Task {
+            for await event in events { FileHandle.standardError.write(Data("spool: \(event)\n".utf8)) }
+        }
         await ping(baseURL, through: opened.transport)
         // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
         FileHandle.standardOutput.write(Data((baseURL.absoluteString + "\n").utf8))
@@ -134,6 +139,7 @@ struct Serve: AsyncParsableCommand {
         let received = await signals.next()
         FileHandle.standardError.write(Data("spool: \(received == SIGTERM ? "SIGTERM" : "SIGINT"), stopping\n".utf8))
         await proxy.stop()
+        await eventPrinter.value
         await opened.close()
     }
 }

@@ -55,6 +55,41 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 
+    func testServeListensAgainWhenTheKernelDestroysItsListeningSocket() async throws {
+        let www = try temporaryDirectory()
+        try TestContent.generatedBytes(seed: 6, range: 0..<200_000).write(to: www.appendingPathComponent("b.mp3"))
+        let nginx = try NginxOrigin(serving: www)
+        defer { nginx.stop() }
+        let (serve, base) = try startServe(["--port", "0", "--cache", try temporaryDirectory().path])
+        let port = try XCTUnwrap(base.port)
+        let url = try XCTUnwrap(
+            URL(
+                string: try spool(["proxy-url", nginx.url(for: "b.mp3").absoluteString, "--port", "\(port)"])
+                    .stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        // What iOS does to a suspended app's listener, done by the kernel here: SOCK_DESTROY through `ss -K`.
+        guard let ss = ExternalCommand(named: "ss") else { throw rootNetworkUnavailable("ss is not installed") }
+        let killed = try ss.run(["-K", "-ltn", "sport = :\(port)"], timeout: 10)
+        XCTAssertEqual(killed.status, 0, killed.stderr)
+        let told = "spool: listening again at http://127.0.0.1:\(port)"
+        for _ in 0..<500 where !serve.stderr.contains(told) { try await Task.sleep(for: .milliseconds(10)) }
+        guard serve.stderr.contains("spool: stopped listening at http://127.0.0.1:\(port)") else {
+            throw rootNetworkUnavailable("ss -K did not destroy the socket (root and CONFIG_INET_DIAG_DESTROY)")
+        }
+        XCTAssertTrue(serve.stderr.contains(told), "listening again within 5 s: \(serve.stderr)")
+        let response = try await Curl.fetch(url)
+        XCTAssertEqual(response.status, 200, "the URL handed out before works")
+        XCTAssertEqual(response.body, TestContent.generatedBytes(seed: 6, range: 0..<200_000))
+    }
+
+    /// A skip with `reason`, or a failure where `SPOOL_REQUIRE_ROOT_NETWORK=1` (CI) says such tests must run.
+    private func rootNetworkUnavailable(_ reason: String) -> any Error {
+        if ProcessInfo.processInfo.environment["SPOOL_REQUIRE_ROOT_NETWORK"] == "1" {
+            return ExternalCommand.Failure(description: reason)
+        }
+        return XCTSkip(reason)
+    }
+
     func testProxyURLCommandPrintsAReversibleURLAndRefusesOtherSchemes() throws {
         let origin = "https://cdn.example.com/a%20b/%D0%BF%D0%B5%D1%81%D0%BD%D1%8F.mp3?token=x&q=1"
         let output = try spool(["proxy-url", origin, "--port", "8123"])

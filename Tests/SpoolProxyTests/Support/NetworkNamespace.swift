@@ -8,7 +8,7 @@ import Glibc
 
 /// A second host for tests: a network namespace of the test's own, joined to this one by a veth pair with an
 /// address on each end (`10.x.y.1` here, `10.x.y.2` there). Needs root and iproute2, which CI has; elsewhere
-/// the test is skipped with the reason, unless `SPOOL_REQUIRE_NETNS=1` (set by `.ci/run`) makes it fail.
+/// the test is skipped with the reason, unless `SPOOL_REQUIRE_ROOT_NETWORK=1` (set by `.ci/run`) makes it fail.
 final class NetworkNamespace: Sendable {
     let name: String
     /// This host's address on the link, and the other host's.
@@ -82,7 +82,7 @@ final class NetworkNamespace: Sendable {
 
     private static func unavailable(_ reason: String) -> any Error {
         let message = "a network namespace is needed (root and iproute2): \(reason)"
-        if ProcessInfo.processInfo.environment["SPOOL_REQUIRE_NETNS"] == "1" {
+        if ProcessInfo.processInfo.environment["SPOOL_REQUIRE_ROOT_NETWORK"] == "1" {
             return ExternalCommand.Failure(description: message)
         }
         return XCTSkip(message)

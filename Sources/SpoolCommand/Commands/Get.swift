@@ -111,13 +111,13 @@ final class OutputSink {
             handle = FileHandle.standardOutput
             ownsHandle = false
         case let path?:
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CommandFailure(message: "cannot create output file \(path)")
+            // Opened in place, created or truncated: Foundation's `createFile` writes a new file and renames it
+            // over the path, which replaced `/dev/null` (or a FIFO, or a symlink's target) with a plain file.
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw CommandFailure(message: "cannot open output file \(path): \(String(cString: strerror(errno)))")
             }
-            guard let opened = FileHandle(forWritingAtPath: path) else {
-                throw CommandFailure(message: "cannot open output file \(path)")
-            }
-            handle = opened
+            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             ownsHandle = true
         }
     }

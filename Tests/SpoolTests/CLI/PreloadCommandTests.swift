@@ -26,6 +26,9 @@ final class PreloadCommandTests: XCTestCase {
         XCTAssertEqual(fixture.origin.bodyBytesSent, 1_000_000, "the second preload fetched only what was missing")
 
         XCTAssertEqual(try runner.run(["get", url, "-o", "/dev/null"]).status, 0)
+        let null = try FileManager.default.attributesOfItem(atPath: "/dev/null")
+        XCTAssertEqual(
+            null[.type] as? FileAttributeType, .typeCharacterSpecial, "get -o writes into /dev/null, never over it")
         let stats = try runner.run(["stats", "--json"])
         XCTAssertEqual(stats.status, 0, stats.stderr)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])

@@ -111,9 +111,11 @@ public final class SpoolProxy: Sendable {
         try? running().loopback.mapping().baseURL
     }
 
-    /// The proxy URL that plays `originURL` through the cache. Never a URL to a dead port: when the proxy
-    /// could not listen again after losing its socket, it tries once more here, then throws
-    /// `ProxyError.notListening`. Throws before `start()` and for anything but an http or https URL.
+    /// The proxy URL that plays `originURL` through the cache. It looks at the listening socket first (one
+    /// system call): one that was closed or stopped listening is replaced on the same port before this returns;
+    /// when no socket can be bound it throws `ProxyError.notListening` rather than name a dead port. A socket
+    /// iOS reclaimed may still look alive here: `ensureListening()` pings it. Throws before `start()` and for
+    /// anything but an http or https URL.
     public func url(for originURL: URL) throws -> URL {
         try running().loopback.mapping().proxyURL(for: originURL)
     }

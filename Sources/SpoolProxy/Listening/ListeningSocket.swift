@@ -55,6 +55,16 @@ enum ListeningSocket {
         return .success((descriptor, boundPort))
     }
 
+    /// Whether the socket still takes connections (`SO_ACCEPTCONN`): one system call that never waits. A
+    /// socket shut down under its owner, or closed, says no; whether iOS clears it on a reclaimed socket is not
+    /// known, which is what `ensureListening()`'s ping is for.
+    static func isListening(_ descriptor: CInt) -> Bool {
+        var value: CInt = 0
+        var length = socklen_t(MemoryLayout<CInt>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0 else { return false }
+        return value != 0
+    }
+
     /// Closes a descriptor `bind` returned that no channel took over.
     static func discard(_ descriptor: CInt) {
         close(descriptor)

@@ -96,9 +96,19 @@ final class ProxyListener: Sendable {
         return listener
     }
 
-    /// The mapping of this listener's URLs while a socket listens; after a failure to listen again, tries
-    /// once more first. Throws `ProxyError.notListening` when that fails too, `notRunning` once stopped.
+    /// The mapping of this listener's URLs while a socket listens. Looks at the socket first (closed, or no
+    /// longer listening: lost, and bound again at once), and after a failure to listen again tries once more.
+    /// Throws `ProxyError.notListening` when that fails too, `notRunning` once stopped.
     func mapping() throws -> ProxyURLMapping {
+        // Under the lock, like binding: `isListening` is one system call that never waits, and the descriptor
+        // cannot be closed and reused meanwhile by anything this listener does.
+        let dead = guarded.withLockedValue { guarded -> Int? in
+            guard let generation = guarded.machine.listeningGeneration,
+                let channel = guarded.channels[generation], let descriptor = guarded.descriptors[generation]
+            else { return nil }
+            return channel.isActive && ListeningSocket.isListening(descriptor) ? nil : generation
+        }
+        if let dead { handle { $0.lost(generation: dead, reason: "the socket no longer listens") } }
         handle { $0.retry() }
         return try currentMapping()
     }

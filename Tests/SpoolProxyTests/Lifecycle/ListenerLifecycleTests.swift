@@ -106,6 +106,18 @@ final class ListenerLifecycleTests: XCTestCase {
         XCTAssertEqual(later.status, 200)
     }
 
+    func testURLForLooksAtTheSocketAndNeverNamesOneThatStoppedListening() async throws {
+        let base = try XCTUnwrap(proxy.baseURL)
+        let originURL = serve("/d.mp4", length: 50_000, seed: 5)
+        await proxy.loseListeningSocketForTesting(noticed: false)
+        // Nothing reported the loss; the next url(for:) finds the socket closed and listens again first.
+        let url = try proxy.url(for: originURL)
+        XCTAssertEqual(url.port, base.port)
+        let response = try await Self.get(url)
+        XCTAssertEqual(response.status, 200, "served on the first try")
+        XCTAssertEqual(response.body, TestContent.generatedBytes(seed: 5, range: 0..<50_000))
+    }
+
     func testATakenPortMovesTheProxyAndItSaysSo() async throws {
         let events = EventRecorder(proxy)
         let old = try XCTUnwrap(proxy.baseURL)

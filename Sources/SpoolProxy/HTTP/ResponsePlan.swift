@@ -16,6 +16,9 @@ struct ResponsePlan: Equatable, Sendable {
         var range: String?
         var ifRange: String?
         var ifNoneMatch: String?
+        var ifMatch: String? = nil
+        var ifModifiedSince: String? = nil
+        var ifUnmodifiedSince: String? = nil
     }
 
     /// Ranges beyond this count are merged into as few as possible: RFC 9110 (section 14.2) lets a server
@@ -31,7 +34,27 @@ struct ResponsePlan: Equatable, Sendable {
         if let lastModified = info.lastModified { common.append(HeaderField("Last-Modified", lastModified)) }
         let contentType = info.mimeType ?? "application/octet-stream"
 
-        if let ifNoneMatch = request.ifNoneMatch, Self.anyTagMatches(ifNoneMatch, info.entityTag) {
+        // RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since; then If-None-Match, else
+        // If-Modified-Since; then If-Range. (The proxy answers GET and HEAD only, where all of them apply.)
+        if let ifMatch = request.ifMatch {
+            guard Self.strongTagMatches(ifMatch, info.entityTag) else {
+                self.init(status: 412, headers: common, body: .none)
+                return
+            }
+        } else if let date = request.ifUnmodifiedSince.flatMap(HTTPDate.parse),
+            let modified = info.lastModified.flatMap(HTTPDate.parse), modified > date
+        {
+            self.init(status: 412, headers: common, body: .none)
+            return
+        }
+        if let ifNoneMatch = request.ifNoneMatch {
+            if Self.anyTagMatches(ifNoneMatch, info.entityTag) {
+                self.init(status: 304, headers: common, body: .none)
+                return
+            }
+        } else if let date = request.ifModifiedSince.flatMap(HTTPDate.parse),
+            let modified = info.lastModified.flatMap(HTTPDate.parse), modified <= date
+        {
             self.init(status: 304, headers: common, body: .none)
             return
         }
@@ -104,6 +127,17 @@ struct ResponsePlan: Equatable, Sendable {
             return tag == value
         }
         return info.lastModified == value
+    }
+
+    /// `If-Match` with the strong comparison (RFC 9110, section 13.1.1): `*` while the resource exists, or a
+    /// strong tag equal to ours.
+    private static func strongTagMatches(_ list: String, _ entityTag: String?) -> Bool {
+        list.split(separator: ",").contains { element in
+            let tag = element.trimmingCharacters(in: [" ", "\t"])
+            guard tag != "*" else { return true }
+            guard let entityTag, !entityTag.hasPrefix("W/"), !tag.hasPrefix("W/") else { return false }
+            return tag == entityTag
+        }
     }
 
     /// `If-None-Match` with the weak comparison (RFC 9110, section 13.1.2).

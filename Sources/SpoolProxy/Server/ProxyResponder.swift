@@ -220,7 +220,9 @@ struct ProxyResponder: Sendable {
     static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
         ResponsePlan.Request(
             range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
-            ifNoneMatch: head.headers.first(name: "if-none-match"))
+            ifNoneMatch: head.headers.first(name: "if-none-match"), ifMatch: head.headers.first(name: "if-match"),
+            ifModifiedSince: head.headers.first(name: "if-modified-since"),
+            ifUnmodifiedSince: head.headers.first(name: "if-unmodified-since"))
     }
 
     /// The head of the response `plan` describes, with its length, the cache state and the connection fields.

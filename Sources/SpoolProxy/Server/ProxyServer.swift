@@ -63,6 +63,9 @@ final class ProxyServer: Sendable {
         // The protocol error handler answers malformed requests with 400 and closes.
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withPipeliningAssistance: true, withErrorHandling: true)
+        // Right above the encoder: every response head passes it, the protocol error handler's included.
+        let encoder = try channel.pipeline.syncOperations.handler(type: HTTPResponseEncoder.self)
+        try channel.pipeline.syncOperations.addHandler(DateFieldWriter(), position: .after(encoder))
         try channel.pipeline.syncOperations.addHandler(IdleConnectionCloser(timeout: idleTimeout))
         // Before anything answers: a request from the local network without the token goes no further.
         if let gate {

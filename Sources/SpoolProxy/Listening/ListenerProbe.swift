@@ -17,7 +17,12 @@ enum ListenerProbe {
         let answer = loop.makePromise(of: String.self)
         let request = "GET \(path) HTTP/1.1\r\nHost: spool\r\nConnection: close\r\n\r\n"
         let timer = loop.scheduleTask(in: timeout) { answer.fail(ChannelError.connectTimeout(timeout)) }
-        defer { timer.cancel() }
+        var connected: Channel?
+        defer {
+            timer.cancel()
+            // Also when the answer never came (another program took the port and says nothing).
+            connected?.close(promise: nil)
+        }
         do {
             let channel = try await ClientBootstrap(group: loop)
                 .connectTimeout(timeout)
@@ -27,9 +32,9 @@ enum ListenerProbe {
                     }
                 }
                 .connect(to: address).get()
+            connected = channel
             channel.writeAndFlush(ByteBuffer(string: request), promise: nil)
             let head = try await answer.futureResult.get()
-            channel.close(promise: nil)
             let expected = "\(instanceField.lowercased()): \(instance.lowercased())"
             return head.lowercased().split(separator: "\r\n").contains { $0 == expected }
         } catch {

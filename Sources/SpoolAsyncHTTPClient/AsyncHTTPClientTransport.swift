@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 public import Spool
 
 #if canImport(FoundationNetworking)
@@ -24,12 +25,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     private let maximumConnectionsPerHost: Int
+    private let additionalTrustRoots: [URL]
     private let state = NIOLockedValueBox(State())
 
     /// A transport keeping up to `maximumConnectionsPerHost` connections open to one host: the engine
     /// runs up to two range requests per reader, so a proxy serving many players needs many.
-    public init(maximumConnectionsPerHost: Int = 128) {
+    /// `additionalTrustRoots` are PEM files of certificate authorities trusted besides the system's (a
+    /// private CDN's, or a test's own).
+    public init(maximumConnectionsPerHost: Int = 128, additionalTrustRoots: [URL] = []) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+        self.additionalTrustRoots = additionalTrustRoots
     }
 
     deinit {
@@ -101,6 +106,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // A refused connection fails the request at once, as with URLSession: the engine has its own retries.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
+        if !additionalTrustRoots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = additionalTrustRoots.map { .file($0.path) }
+            configuration.tlsConfiguration = tls
+        }
         return configuration
     }
 }

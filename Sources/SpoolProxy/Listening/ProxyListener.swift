@@ -5,10 +5,11 @@ import NIOPosix
 /// One listening address of the proxy (loopback, or the local network's), kept listening through an app's
 /// life: the driver of `ListenerState`, which decides; this performs.
 ///
-/// A socket is lost when its accept loop ends without `stop()` (NIO closed it after an accept error), or when
-/// a connection to it is refused: after an accept error NIO retries by itself (a reclaimed socket fails every
-/// accept with `ECONNABORTED` and refuses every client) and when the app asks (`ensureListening()`). Then a
-/// new socket is bound on the same port at once, or on a free one when that port is taken, and the app is told
+/// A socket is lost when its accept loop ends without `stop()` (NIO closed it after an accept error), when
+/// `mapping()` finds it closed or no longer listening, or when this proxy does not answer a ping on it:
+/// pinged after an accept error NIO retries by itself (a reclaimed socket fails every accept with
+/// `ECONNABORTED` and refuses every client), and when the app asks (`ensureListening()`). Then a new socket is
+/// bound on the same port at once, or on a free one when that port is taken, and the app is told
 /// (`ProxyEvent`). Connections already open are the server's and carry on.
 ///
 /// Concurrency: the state and the sockets' bookkeeping sit behind one lock. Binding happens under it
@@ -67,7 +68,7 @@ final class ProxyListener: Sendable {
     }
 
     /// Binds `host:port` (`0`: a free port) and starts accepting. `gate`, for the local network's listener,
-    /// checks every request's token; `scope` is the path prefix its URLs carry.
+    /// checks every request's token, and its scope is the path prefix the listener's URLs carry.
     static func start(
         id: Int, host: String, port: Int, server: ProxyServer, responder: ProxyResponder, gate: SharingGate? = nil,
         announce: @escaping @Sendable (ProxyEvent) -> Void

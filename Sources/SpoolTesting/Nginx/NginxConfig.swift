@@ -11,6 +11,7 @@ struct NginxConfig {
     let prefix: URL
     let root: URL
     let port: Int
+    var tls: NginxTLS? = nil
 
     var accessLog: URL { prefix.appendingPathComponent("access.log") }
     var errorLog: URL { prefix.appendingPathComponent("error.log") }
@@ -53,8 +54,8 @@ struct NginxConfig {
                 keepalive_timeout 65;
                 keepalive_requests 100000;
                 server {
-                    listen 127.0.0.1:\(port);
-                    server_name localhost;
+                    listen 127.0.0.1:\(port)\(listenOptions);
+            \(tlsDirectives)        server_name localhost;
                     root \(root.path);
                     location / {
                     }
@@ -67,6 +68,24 @@ struct NginxConfig {
             }
 
             """
+    }
+
+    /// ` ssl` and ` http2` after the listen address, as the TLS settings ask.
+    private var listenOptions: String {
+        guard let tls else { return "" }
+        return tls.http2 ? " ssl http2" : " ssl"
+    }
+
+    /// The certificate, the one TLS version, and a session cache and tickets (resumption, as CDNs offer it).
+    private var tlsDirectives: String {
+        guard let tls else { return "" }
+        return [
+            "ssl_certificate \(tls.authority.serverCertificateFile.path);",
+            "ssl_certificate_key \(tls.authority.serverKeyFile.path);",
+            "ssl_protocols \(tls.version.rawValue);",
+            "ssl_session_cache shared:spool:1m;",
+            "ssl_session_tickets on;",
+        ].map { "        " + $0 + "\n" }.joined()
     }
 
     func write() throws {

@@ -14,6 +14,8 @@ public struct NginxLogEntry: Sendable, Equatable {
     public var range: String?
     /// The request's `User-Agent` header, or nil if it had none: who asked, a player or the cache.
     public var userAgent: String?
+    /// The protocol the request came in: `HTTP/1.1`, `HTTP/2.0`.
+    public var httpProtocol: String = ""
 
     /// Creates an entry; normally produced by `NginxOrigin.accessLog()`.
     public init(
@@ -42,6 +44,7 @@ public struct NginxLogEntry: Sendable, Equatable {
         self.bodyBytesSent = bytes
         self.method = request.first.map(String.init) ?? ""
         self.path = request.count > 1 ? String(request[1]) : ""
+        self.httpProtocol = request.count > 2 ? String(request[2]) : ""
         // nginx logs an absent variable as "-".
         self.range = fields[3] == "-" ? nil : String(fields[3])
         self.userAgent = fields.count < 5 || fields[4] == "-" ? nil : String(fields[4])

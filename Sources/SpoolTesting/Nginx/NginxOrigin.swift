@@ -34,19 +34,22 @@ public final class NginxOrigin: Sendable {
 
     /// Starts nginx serving `directory`, retrying with a new port if the chosen one was taken
     /// between probing and nginx binding it; returns once nginx accepts connections.
-    public init(serving directory: URL, executable: URL = NginxOrigin.defaultExecutable) throws {
+    ///
+    /// With `tls`, nginx speaks HTTPS (and HTTP/2 if asked) with the certificate of `tls.authority`, and the
+    /// URLs are `https://127.0.0.1:PORT/…`.
+    public init(serving directory: URL, executable: URL = NginxOrigin.defaultExecutable, tls: NginxTLS? = nil) throws {
         let prefix = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-nginx-\(UUID().uuidString)", isDirectory: true)
         let root = directory.standardizedFileURL
         let (child, port) = try NginxProcess.launch(
             executable: executable, prefix: prefix, errorLog: NginxConfig(prefix: prefix, root: root, port: 0).errorLog
         ) { port in
-            let config = NginxConfig(prefix: prefix, root: root, port: port)
+            let config = NginxConfig(prefix: prefix, root: root, port: port, tls: tls)
             try config.write()
             return config.file
         }
         self.port = port
-        config = NginxConfig(prefix: prefix, root: root, port: port)
+        config = NginxConfig(prefix: prefix, root: root, port: port, tls: tls)
         process = Locked(child)
     }
 
@@ -60,14 +63,16 @@ public final class NginxOrigin: Sendable {
         process.withLock { $0?.isRunning == true ? $0?.processIdentifier : nil }
     }
 
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:PORT`, or `https://…` when it speaks TLS.
+    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
 
     /// The URL of `relativePath` (relative to the served directory) on this server.
     public func url(for relativePath: String) -> URL {
         let absolute = relativePath.hasPrefix("/") ? relativePath : "/" + relativePath
-        return URL(string: "http://127.0.0.1:\(port)\(absolute)")!
+        return URL(string: "\(scheme)://127.0.0.1:\(port)\(absolute)")!
     }
+
+    private var scheme: String { config.tls == nil ? "http" : "https" }
 
     /// Every access-log entry so far. nginx logs a request just after finishing its response,
     /// so a client may see the response a moment before the entry appears; see

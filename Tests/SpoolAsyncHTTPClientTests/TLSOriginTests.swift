@@ -1,0 +1,72 @@
+import Foundation
+import Spool
+import SpoolAsyncHTTPClient
+import SpoolTesting
+import XCTest
+
+/// Real origins speak HTTPS, most of them HTTP/2: nginx with TLS (a certificate from the test's own
+/// authority), HTTP/1.1 and HTTP/2, reached across an emulated link through the AsyncHTTPClient transport,
+/// which is told to trust that authority and nothing else changes. The bytes are the file's; HTTP/2 shares one
+/// connection; an origin whose certificate is not trusted fails the read and caches nothing.
+final class TLSOriginTests: XCTestCase {
+    private let length = 2_000_000
+
+    private func serve(_ tls: NginxTLS) throws -> (NginxOrigin, URL) {
+        let www = FileManager.default.temporaryDirectory.appendingPathComponent("spool-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: www) }
+        try TestContent.writeGenerated(seed: 61, length: Int64(length), to: www.appendingPathComponent("a.mp4"))
+        let nginx = try NginxOrigin(serving: www, tls: tls)
+        addTeardownBlock { nginx.stop() }
+        return (nginx, www)
+    }
+
+    private func cache(trusting roots: [URL]) throws -> (SpoolCache, AsyncHTTPClientTransport) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-tls-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let transport = AsyncHTTPClientTransport(additionalTrustRoots: roots)
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(directory: directory, origin: HTTPOrigin(transport: transport)))
+        return (cache, transport)
+    }
+
+    func testReadsOverTLSWithAndWithoutHTTP2AcrossALink() async throws {
+        let authority = try TestCertificateAuthority()
+        let settings: [(NginxTLS.Version, Bool)] = [(.tls13, false), (.tls13, true), (.tls12, false)]
+        for (version, http2) in settings {
+            let (nginx, _) = try serve(NginxTLS(authority: authority, version: version, http2: http2))
+            let link = try LinkEmulator(upstreamPort: nginx.port, profile: .broadband)
+            defer { link.stop() }
+            let url = URL(string: "https://127.0.0.1:\(link.port)/a.mp4")!
+            let (cache, transport) = try cache(trusting: [authority.certificateFile])
+            let data = try await collect(cache.read(url))
+            XCTAssertEqual(data, TestContent.generatedBytes(seed: 61, range: 0..<Int64(length)), "\(version) \(http2)")
+            let log = try nginx.accessLog(waitingForEntries: 1)
+            XCTAssertFalse(log.isEmpty)
+            XCTAssertEqual(
+                Set(log.map(\.httpProtocol)), [http2 ? "HTTP/2.0" : "HTTP/1.1"], "\(version), HTTP/2 offered: \(http2)")
+            if http2 {
+                XCTAssertEqual(link.counters.connectionsAccepted, 1, "\(log.count) requests on one connection")
+            }
+            await cache.close()
+            await transport.shutdown()
+        }
+    }
+
+    func testAnUntrustedCertificateFailsTheReadAndCachesNothing() async throws {
+        let (nginx, _) = try serve(NginxTLS(authority: try TestCertificateAuthority()))
+        let url = nginx.url(for: "a.mp4")
+        XCTAssertEqual(url.scheme, "https")
+        // Trusting another authority is trusting none of this origin's.
+        let (cache, transport) = try cache(trusting: [try TestCertificateAuthority().certificateFile])
+        do {
+            _ = try await collect(cache.read(url, from: 0, length: 1000))
+            XCTFail("read from an origin whose certificate nobody vouches for")
+        } catch let error as SpoolError {
+            XCTAssertTrue("\(error)".lowercased().contains("certificate"), "\(error)")
+        }
+        XCTAssertEqual(cache.cachedRanges(for: Resource(url: url)).byteCount, 0)
+        await cache.close()
+        await transport.shutdown()
+    }
+}

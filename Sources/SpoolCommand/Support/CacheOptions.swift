@@ -19,8 +19,19 @@ struct CacheOptions: ParsableArguments {
             valueName: "file"))
     var keyFile: String?
 
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Also trust the certificate authorities in this PEM file for HTTPS origins, besides the system's (a "
+                + "private CDN's; repeatable).",
+            valueName: "file"))
+    var caFiles: [String] = []
+
     func validate() throws {
         _ = try encryptionKey()
+        for file in caFiles where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--ca-file \(file): no such readable file")
+        }
     }
 
     /// The key in `--key-file`, or `nil` without one.
@@ -50,7 +61,8 @@ struct CacheOptions: ParsableArguments {
         headers: [String: String] = [:], limits: CacheLimits = .unlimited, reportProblems: Bool = false,
         fetchPolicy: FetchPolicy = FetchPolicy()
     ) throws -> CommandCache {
-        let transport = AsyncHTTPClientTransport()
+        let transport = AsyncHTTPClientTransport(
+            additionalTrustRoots: caFiles.map { URL(fileURLWithPath: $0) })
         let origin = HTTPOrigin(transport: transport, modifier: headers.isEmpty ? nil : .headers(headers))
         let cache = try SpoolCache(
             configuration: SpoolConfiguration(

@@ -118,10 +118,15 @@ final class ProxyListener: Sendable {
     /// suspended without anything noticing) and listens again if it is not; returns the mapping then.
     func ensureListening() async throws -> ProxyURLMapping {
         handle { $0.retry() }
-        let current = guarded.withLockedValue { guarded in
-            guarded.machine.listeningGeneration.map { ($0, guarded.machine.port ?? 0) }
+        // A plain guard, not `Optional.map` over the locked value: Swift 6.3's optimizer (release builds only)
+        // crashed on that closure with an ownership verifier error.
+        let current = guarded.withLockedValue { guarded -> (generation: Int, port: Int)? in
+            guard let generation = guarded.machine.listeningGeneration, let port = guarded.machine.port else {
+                return nil
+            }
+            return (generation, port)
         }
-        if let (generation, port) = current { await check(port: port, generation: generation) }
+        if let current { await check(port: current.port, generation: current.generation) }
         return try currentMapping()
     }
 

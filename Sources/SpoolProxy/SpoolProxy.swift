@@ -85,9 +85,9 @@ public final class SpoolProxy: Sendable {
             throw error as? ProxyError
                 ?? ProxyError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
         }
-        let mapping = try listener.mapping()
+        // Running before anything else can throw: a proxy left in `starting` could never be stopped.
         state.withLockedValue { $0 = .running(Running(server: server, responder: responder, loopback: listener)) }
-        return mapping.baseURL
+        return try listener.mapping().baseURL
     }
 
     /// The path the proxy answers with `200 pong` (`GET` and `HEAD`) without touching the cache. An app need
@@ -120,8 +120,8 @@ public final class SpoolProxy: Sendable {
         try running().loopback.mapping().proxyURL(for: originURL)
     }
 
-    /// Makes sure the proxy accepts connections, and returns its base URL: it connects to its own socket,
-    /// and if that is refused (iOS reclaims the listening socket of a suspended app, and nothing may report
+    /// Makes sure the proxy accepts connections, and returns its base URL: it pings its own socket, and if
+    /// this proxy does not answer there (iOS reclaims the listening socket of a suspended app, and nothing may report
     /// it until a player is refused) it listens again, on the same port unless that was taken meanwhile (then
     /// `events()` says `moved`, and the base URL returned is the new one). The local network's socket, while
     /// shared, is checked the same way. Call it when the app returns to the foreground

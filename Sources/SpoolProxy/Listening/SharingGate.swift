@@ -17,9 +17,7 @@ struct SharingGate: Sendable {
 
     /// A gate with a new random token.
     init() {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        token = ProxyURLMapping.base64URL(bytes)
+        token = ProxyURLMapping.randomBase64URL(byteCount: 16)
     }
 
     /// `/s/<token>`: what every shared path starts with.

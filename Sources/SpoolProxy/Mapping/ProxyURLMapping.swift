@@ -152,6 +152,12 @@ public struct ProxyURLMapping: Sendable, Hashable {
         base64URL(Array(text.utf8))
     }
 
+    /// `byteCount` bytes from the system's random source, base64url-encoded: a token fit for a URL path.
+    static func randomBase64URL(byteCount: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return base64URL((0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
     static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")

@@ -20,7 +20,7 @@ struct ProxyResponder: Sendable {
     /// network's listener, so a receiver fetches every segment with the token too.
     private(set) var pathScope = ""
     /// Names this proxy in its answers to the ping (`ListenerProbe`): random, one per proxy.
-    let instance = ProxyURLMapping.base64URL((0..<12).map { _ in UInt8.random(in: .min ... .max) })
+    let instance = ProxyURLMapping.randomBase64URL(byteCount: 12)
 
     /// A responder over `cache`; its preload API drives `preloader` (by default a new one over `cache`).
     init(cache: SpoolCache, configuration: ProxyConfiguration, preloader: SpoolPreloader? = nil) {

@@ -17,6 +17,9 @@ struct BenchRunner {
         report.conditions = conditions(rig)
 
         if scenarios.contains(.cold) { report.rows += try ColdScenario(rig: rig).run(progress: Self.progress) }
+        if scenarios.contains(.loaded) {
+            report.rows += try LoadedColdScenario(rig: rig).run(progress: Self.progress)
+        }
         let warm = try SpoolServer()
         defer { warm.stop() }
         let warmScenario = WarmScenario(rig: rig, server: warm)
@@ -45,11 +48,14 @@ struct BenchRunner {
 
     /// `spool bench run --link`: the link scenarios, one report per profile, on a rig whose loopback files are
     /// small (the loopback scenarios do not run).
-    func runLinks(_ profiles: [LinkProfile], plan linkPlan: LinkBenchPlan, spoolArguments: [String] = []) async throws
-        -> [BenchReport]
-    {
+    func runLinks(
+        _ profiles: [LinkProfile], plan linkPlan: LinkBenchPlan, origin: BenchOrigin = BenchOrigin(),
+        spoolArguments: [String] = []
+    ) async throws -> [BenchReport] {
         let tools = try BenchTools.find()
-        let rig = try BenchRig(plan: .tiny, tools: tools, linkFileBytes: linkPlan.fileBytes, progress: Self.progress)
+        let rig = try BenchRig(
+            plan: .tiny, tools: tools, linkFileBytes: linkPlan.fileBytes, originKind: origin, behindLink: true,
+            progress: Self.progress)
         var reports: [BenchReport] = []
         for profile in profiles {
             let started = Date()
@@ -58,14 +64,18 @@ struct BenchRunner {
                 plan: plan, build: Self.build, cores: ProcessInfo.processInfo.activeProcessorCount, started: started)
             let mode = plan.mode == "full" ? "" : " --\(plan.mode)"
             let cores = ProcessInfo.processInfo.activeProcessorCount
-            let command = "spool bench run --link \(profile.name)\(mode)"
+            let originArguments =
+                origin.kind == .http
+                ? "" : " --origin \(origin.kind.rawValue)" + (origin.tlsVersion == .tls13 ? "" : " --tls 1.2")
+            let command = "spool bench run --link \(profile.name)\(mode)\(originArguments)"
             var conditions: [String] = [
                 "\(command): \(Self.build) build, \(cores) cores, \(linkPlan.runs) run(s) per figure, medians shown",
                 "link: \(profile) (SpoolTesting's LinkEmulator, a loopback relay: round trip, "
                     + "one shared bandwidth cap, a window)",
-                "origin: nginx on 127.0.0.1 behind the link; direct: a raw-socket client reading the origin across "
-                    + "the link; Spool: `spool serve` whose origin is across the link; nginx slice proxy: "
-                    + "proxy_cache + slice 1m across the link",
+                "origin: nginx on 127.0.0.1 behind the link, \(origin); direct: a player's HTTP client "
+                    + "(AsyncHTTPClient: keep-alive, HTTP/2 when offered, a hang-up closes an HTTP/1.1 connection) "
+                    + "reading the origin across the link, ffmpeg for frames; Spool: `spool serve` whose origin is "
+                    + "across the link, read on loopback; nginx slice proxy: proxy_cache + slice 1m across the link",
                 "every run starts a new link and empty caches; a distinct query string per measurement is a new entry "
                     + "in both proxies",
                 "Spool ÷ ref: Spool's median over the reference's; 'better' says which direction is good",

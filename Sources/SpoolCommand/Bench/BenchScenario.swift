@@ -4,6 +4,8 @@ import ArgumentParser
 enum BenchScenario: String, CaseIterable, Sendable, ExpressibleByArgument {
     /// 2 and 3b/3c: first reads through empty caches.
     case cold
+    /// 3d/3e: cold first byte and time to 1 MiB with every core kept busy.
+    case loaded
     /// 1 and 3a: reads of a cached file.
     case warm
     /// 4: `SpoolCache.read` against a pread loop.

@@ -31,6 +31,19 @@ struct BenchFeed: AsyncParsableCommand {
     @Option(help: "Seed of the feed's durations, order, watch times and skips.")
     var seed: UInt64 = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "The origin speaks plain HTTP/1.1 (http), HTTPS with HTTP/1.1 (https), or HTTPS offering HTTP/2 (h2).",
+            valueName: "protocol"))
+    var origin: BenchOrigin.Kind = .http
+
+    @Option(help: ArgumentHelp("With --origin https or h2: the TLS version the origin accepts.", valueName: "version"))
+    var tls: BenchOrigin.TLSVersion = .tls13
+
+    func validate() throws {
+        if origin == .http, tls != .tls13 { throw ValidationError("--tls needs --origin https or h2") }
+    }
+
     @Flag(name: .shortAndLong, help: "Print each item's first frame and preload state, and the origin's requests.")
     var verbose = false
 
@@ -58,12 +71,16 @@ struct BenchFeed: AsyncParsableCommand {
             if index > 0, random.next(in: 0...4) == 0, !tiny { return nil }
             return Int(random.next(in: tiny ? 2...2 : quick ? 2...5 : 2...10))
         }
-        let origin = try NginxOrigin(serving: root.appendingPathComponent("www"), executable: tools.nginx)
+        let kind = BenchOrigin(kind: self.origin, tlsVersion: tls)
+        let authority = kind.kind == .http ? nil : try TestCertificateAuthority()
+        let origin = try NginxOrigin(
+            serving: root.appendingPathComponent("www"), executable: tools.nginx,
+            tls: authority.flatMap(kind.nginxTLS(authority:)), sendBufferBytes: BenchOrigin.sendBufferBehindLink)
         defer { origin.stop() }
         print(
             "spool bench feed\(tiny ? " --tiny" : quick ? " --quick" : ""): \(media.items.count) items "
                 + "(\(media.items.filter(\.isHLS).count) HLS, \(media.items.filter(\.movieAtEnd).count) MP4 "
-                + "with moov at the end), \(watch.filter { $0 == nil }.count) swiped past, seed \(seed), "
+                + "with moov at the end), \(watch.filter { $0 == nil }.count) swiped past, seed \(seed), origin \(kind), "
                 + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
         print(
             "order: "
@@ -73,7 +90,8 @@ struct BenchFeed: AsyncParsableCommand {
                 }.joined(separator: ", "))
         for profile in profiles {
             let scenario = FeedScenario(
-                media: media, originPort: origin.port, origin: origin, profile: profile, watchSeconds: watch,
+                media: media, originPort: origin.port, origin: origin, scheme: kind.scheme,
+                trustRoots: authority.map { [$0.certificateFile] } ?? [], profile: profile, watchSeconds: watch,
                 player: FeedPlayer(ffmpeg: tools.ffmpeg), root: root, verbose: verbose)
             let results = try await scenario.run(progress: progress)
             print()

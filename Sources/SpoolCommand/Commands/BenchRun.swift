@@ -57,6 +57,16 @@ struct BenchRun: AsyncParsableCommand {
             valueName: "seconds"))
     var abandonedRequestGrace: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --link: the origin speaks plain HTTP/1.1 (http), HTTPS with HTTP/1.1 (https), or HTTPS offering "
+                + "HTTP/2 (h2), with a certificate from the benchmark's own authority.",
+            valueName: "protocol"))
+    var origin: BenchOrigin.Kind = .http
+
+    @Option(help: ArgumentHelp("With --origin https or h2: the TLS version the origin accepts.", valueName: "version"))
+    var tls: BenchOrigin.TLSVersion = .tls13
+
     private var linkProfiles: [LinkProfile]? {
         get throws {
             guard let link else { return nil }
@@ -78,9 +88,10 @@ struct BenchRun: AsyncParsableCommand {
         if link != nil, !only.isEmpty {
             throw ValidationError("--only picks loopback scenarios; with --link every link measurement runs")
         }
-        if link == nil, bandwidthDelayMultiple != nil || abandonedRequestGrace != nil {
-            throw ValidationError("--bandwidth-delay-multiple and --abandoned-request-grace need --link")
+        if link == nil, bandwidthDelayMultiple != nil || abandonedRequestGrace != nil || origin != .http {
+            throw ValidationError("--bandwidth-delay-multiple, --abandoned-request-grace and --origin need --link")
         }
+        if origin == .http, tls != .tls13 { throw ValidationError("--tls needs --origin https or h2") }
     }
 
     func run() async throws {
@@ -93,7 +104,7 @@ struct BenchRun: AsyncParsableCommand {
             var linkPlan = tiny ? LinkBenchPlan.tiny : quick ? LinkBenchPlan.quick : LinkBenchPlan.full
             if let runs { linkPlan.runs = runs }
             reports = try await runner.runLinks(
-                profiles, plan: linkPlan,
+                profiles, plan: linkPlan, origin: BenchOrigin(kind: origin, tlsVersion: tls),
                 spoolArguments: (bandwidthDelayMultiple.map { ["--bandwidth-delay-multiple", "\($0)"] } ?? [])
                     + (abandonedRequestGrace.map { ["--abandoned-request-grace", "\($0)"] } ?? []))
         } else {

@@ -8,10 +8,14 @@ import Foundation
 /// port; call `stop()` (or drop it) when done.
 public final class LinkEmulator: Sendable {
     private let core: LinkCore
+    /// "http", or "https" for an origin that speaks TLS: the relay carries its bytes as they are.
+    public let scheme: String
 
-    /// Starts relaying from a free port on 127.0.0.1 to 127.0.0.1:`upstreamPort` with `profile`'s physics.
-    public init(upstreamPort: Int, profile: LinkProfile) throws {
+    /// Starts relaying from a free port on 127.0.0.1 to 127.0.0.1:`upstreamPort` with `profile`'s physics; URLs
+    /// use `scheme` ("https" when the origin speaks TLS, whose handshake then crosses the link too).
+    public init(upstreamPort: Int, profile: LinkProfile, scheme: String = "http") throws {
         core = try LinkCore(upstreamPort: upstreamPort, profile: profile)
+        self.scheme = scheme
     }
 
     /// A link in front of `origin`.
@@ -32,13 +36,13 @@ public final class LinkEmulator: Sendable {
     /// The origin's port, behind the link.
     public var upstreamPort: Int { core.upstreamPort }
 
-    /// `http://127.0.0.1:PORT`, the link's end.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(core.port)")! }
+    /// `http://127.0.0.1:PORT` (or `https://`), the link's end.
+    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(core.port)")! }
 
     /// The URL of `path` (e.g. "/media/song.mp3") on the origin, reached across the link.
     public func url(for path: String) -> URL {
         let absolute = path.hasPrefix("/") ? path : "/" + path
-        return URL(string: "http://127.0.0.1:\(core.port)\(absolute)")!
+        return URL(string: "\(scheme)://127.0.0.1:\(core.port)\(absolute)")!
     }
 
     /// All counters, read together.

@@ -12,6 +12,8 @@ struct NginxConfig {
     let root: URL
     let port: Int
     var tls: NginxTLS? = nil
+    /// The kernel send buffer of every connection (`listen … sndbuf=`), `nil` for the kernel's autotuning.
+    var sendBufferBytes: Int? = nil
 
     var accessLog: URL { prefix.appendingPathComponent("access.log") }
     var errorLog: URL { prefix.appendingPathComponent("error.log") }
@@ -70,10 +72,11 @@ struct NginxConfig {
             """
     }
 
-    /// ` ssl` and ` http2` after the listen address, as the TLS settings ask.
+    /// ` ssl` and ` http2` after the listen address, as the TLS settings ask, and the send buffer.
     private var listenOptions: String {
-        guard let tls else { return "" }
-        return tls.http2 ? " ssl http2" : " ssl"
+        let buffer = sendBufferBytes.map { " sndbuf=\($0)" } ?? ""
+        guard let tls else { return buffer }
+        return (tls.http2 ? " ssl http2" : " ssl") + buffer
     }
 
     /// The certificate, the one TLS version, and a session cache and tickets (resumption, as CDNs offer it).

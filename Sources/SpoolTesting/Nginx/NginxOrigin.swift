@@ -37,19 +37,28 @@ public final class NginxOrigin: Sendable {
     ///
     /// With `tls`, nginx speaks HTTPS (and HTTP/2 if asked) with the certificate of `tls.authority`, and the
     /// URLs are `https://127.0.0.1:PORT/…`.
-    public init(serving directory: URL, executable: URL = NginxOrigin.defaultExecutable, tls: NginxTLS? = nil) throws {
+    ///
+    /// `sendBufferBytes` fixes each connection's kernel send buffer. Behind an emulated link it stands for
+    /// what a real server's kernel sizes for a real path (about two bandwidth-delay products): on loopback
+    /// autotuning grows it to megabytes, which an HTTP/2 client that resets a stream still has to receive
+    /// across the link (an HTTP/1.1 client closes the connection and they are dropped).
+    public init(
+        serving directory: URL, executable: URL = NginxOrigin.defaultExecutable, tls: NginxTLS? = nil,
+        sendBufferBytes: Int? = nil
+    ) throws {
         let prefix = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-nginx-\(UUID().uuidString)", isDirectory: true)
         let root = directory.standardizedFileURL
         let (child, port) = try NginxProcess.launch(
             executable: executable, prefix: prefix, errorLog: NginxConfig(prefix: prefix, root: root, port: 0).errorLog
         ) { port in
-            let config = NginxConfig(prefix: prefix, root: root, port: port, tls: tls)
+            let config = NginxConfig(
+                prefix: prefix, root: root, port: port, tls: tls, sendBufferBytes: sendBufferBytes)
             try config.write()
             return config.file
         }
         self.port = port
-        config = NginxConfig(prefix: prefix, root: root, port: port, tls: tls)
+        config = NginxConfig(prefix: prefix, root: root, port: port, tls: tls, sendBufferBytes: sendBufferBytes)
         process = Locked(child)
     }
 

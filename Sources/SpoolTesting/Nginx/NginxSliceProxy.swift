@@ -15,7 +15,8 @@ public final class NginxSliceProxy: Sendable {
     private let prefix: URL
     private let process: Locked<Process?>
 
-    /// Starts nginx proxying to `origin` (`http://127.0.0.1:PORT`) with `sliceSize`-byte slices, retrying
+    /// Starts nginx proxying to `origin` (`http://127.0.0.1:PORT`, or `https://`: TLS to the origin, sessions
+    /// reused, the certificate not verified as nginx's default is) with `sliceSize`-byte slices, retrying
     /// with a new port if the chosen one was taken before nginx bound it; returns once it accepts connections.
     public init(origin: URL, sliceSize: Int = 1 << 20, executable: URL = NginxOrigin.defaultExecutable) throws {
         let prefix = FileManager.default.temporaryDirectory
@@ -23,12 +24,15 @@ public final class NginxSliceProxy: Sendable {
         try FileManager.default.createDirectory(
             at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let upstream = "\(origin.host ?? "127.0.0.1"):\(origin.port ?? 80)"
+        let scheme = origin.scheme == "https" ? "https" : "http"
         let (child, port) = try NginxProcess.launch(
             executable: executable, prefix: prefix, errorLog: prefix.appendingPathComponent("error.log")
         ) { port in
             let file = prefix.appendingPathComponent("nginx.conf")
-            try Self.configuration(prefix: prefix, port: port, upstream: upstream, sliceSize: sliceSize)
-                .write(to: file, atomically: true, encoding: .utf8)
+            try Self.configuration(
+                prefix: prefix, port: port, scheme: scheme, upstream: upstream, sliceSize: sliceSize
+            )
+            .write(to: file, atomically: true, encoding: .utf8)
             return file
         }
         self.port = port
@@ -52,6 +56,12 @@ public final class NginxSliceProxy: Sendable {
         URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
     }
 
+    /// The last lines of nginx's error log (why a request got `502`, for example).
+    public func errorLogTail(lines: Int = 5) -> String {
+        let text = (try? String(contentsOf: prefix.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
     /// The client-side access log: what this proxy answered.
     public func accessLog() throws -> [NginxLogEntry] {
         guard FileManager.default.fileExists(atPath: accessLogFile.path) else { return [] }
@@ -66,7 +76,9 @@ public final class NginxSliceProxy: Sendable {
 
     /// The configuration of nginx's documented slice-caching recipe, with keep-alive connections to the origin
     /// so that the reference does not pay a TCP handshake per slice.
-    private static func configuration(prefix: URL, port: Int, upstream: String, sliceSize: Int) -> String {
+    private static func configuration(prefix: URL, port: Int, scheme: String, upstream: String, sliceSize: Int)
+        -> String
+    {
         let dir = prefix.path
         // As root the workers would otherwise switch to "nobody", who may not be able to write the prefix.
         let user = geteuid() == 0 ? "user root;\n" : ""
@@ -107,7 +119,9 @@ public final class NginxSliceProxy: Sendable {
                         proxy_cache_valid 200 206 1d;
                         proxy_http_version 1.1;
                         proxy_set_header Connection "";
-                        proxy_pass http://origin;
+                        # nginx 1.22's default leaves TLS 1.3 out.
+                        proxy_ssl_protocols TLSv1.2 TLSv1.3;
+                        proxy_pass \(scheme)://origin;
                     }
                 }
             }

@@ -7,7 +7,7 @@ import XCTest
 /// scenario with numbers. The two-minute `--quick` mode is for people, not for CI.
 final class BenchRunCommandTests: XCTestCase {
     private let scenarios = [
-        "1", "1b", "2a", "2b", "3a", "3b", "3c", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c", "7d", "8",
+        "1", "1b", "2a", "2b", "3a", "3b", "3c", "3d", "3e", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c", "7d", "8",
     ]
 
     func testTinyRunPrintsEveryScenarioWithNumbersAndWritesTheSameAsJSON() throws {
@@ -55,13 +55,29 @@ final class BenchRunCommandTests: XCTestCase {
     }
 
     func testTinyLinkRunComparesSpoolWithReadingAcrossTheLinkDirectly() throws {
+        try assertTinyLinkRun(origin: [], describedAs: "HTTP/1.1")
+    }
+
+    /// The same over HTTPS with HTTP/2 offered: the origin's certificate is from the bench's own authority,
+    /// which Spool, the slice proxy and the direct player trust; every row is measured, none fails.
+    func testTinyLinkRunOverHTTPSWithHTTP2() throws {
+        try assertTinyLinkRun(origin: ["--origin", "h2"], describedAs: "HTTPS (TLS 1.3), HTTP/2 offered")
+    }
+
+    private func assertTinyLinkRun(origin: [String], describedAs description: String) throws {
         let directory = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("link.json")
         let result = try CommandRunner().run(
-            ["bench", "run", "--link", "lan", "--tiny", "--json", json.path], timeout: 300)
+            ["bench", "run", "--link", "lan", "--tiny", "--json", json.path] + origin, timeout: 300)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("spool bench run --link lan"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("spool bench run --link lan --tiny" + origin.map { " " + $0 }.joined()),
+            result.stdout)
+        XCTAssertTrue(result.stdout.contains("behind the link, \(description);"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.split(separator: "\n").contains { $0.hasPrefix("| 8 ") && $0.contains("| 0 ") },
+            "no measurement failed:\n\(result.stdout)")
         let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") }
         for id in ["1", "2a", "2b", "3", "4a", "4b", "5", "6a", "6b", "6c", "7a", "7b", "7c", "8", "9a", "9b"] {
             guard let row = rows.first(where: { $0.hasPrefix("| \(id) ") }) else {
@@ -89,5 +105,8 @@ final class BenchRunCommandTests: XCTestCase {
         XCTAssertTrue(linkWithOnly.stderr.contains("--only"), linkWithOnly.stderr)
         XCTAssertEqual(try runner.run(["bench", "run", "--abandoned-request-grace", "0"]).status, 2)
         XCTAssertEqual(try runner.run(["bench", "run", "--bandwidth-delay-multiple", "2"]).status, 2)
+        XCTAssertEqual(try runner.run(["bench", "run", "--origin", "h2"]).status, 2, "--origin needs --link")
+        XCTAssertEqual(
+            try runner.run(["bench", "run", "--link", "lan", "--tls", "1.2"]).status, 2, "--tls needs an HTTPS origin")
     }
 }

@@ -31,21 +31,27 @@ final class FeedRun {
     let way: Way
     let link: LinkEmulator
     private let directory: URL
+    private let trustRoots: [URL]
     private var cache: SpoolCache?
     private var transport: AsyncHTTPClientTransport?
     private var proxy: SpoolProxy?
     private(set) var preloader: SpoolPreloader?
 
-    /// A pass over a new link to `originPort`; `cacheDirectory` is reused by a cached pass after a preload pass.
-    init(way: Way, originPort: Int, profile: LinkProfile, cacheDirectory: URL) throws {
+    /// A pass over a new link to `originPort` (speaking `scheme`, with a certificate of one of `trustRoots`);
+    /// `cacheDirectory` is reused by a cached pass after a preload pass.
+    init(
+        way: Way, originPort: Int, profile: LinkProfile, cacheDirectory: URL, scheme: String = "http",
+        trustRoots: [URL] = []
+    ) throws {
         self.way = way
-        link = try LinkEmulator(upstreamPort: originPort, profile: profile)
+        link = try LinkEmulator(upstreamPort: originPort, profile: profile, scheme: scheme)
         directory = cacheDirectory
+        self.trustRoots = trustRoots
     }
 
     func start() async throws {
         guard way != .direct else { return }
-        let transport = AsyncHTTPClientTransport()
+        let transport = AsyncHTTPClientTransport(additionalTrustRoots: trustRoots)
         let cache = try SpoolCache(
             configuration: SpoolConfiguration(directory: directory, origin: HTTPOrigin(transport: transport)))
         let proxy = SpoolProxy(cache: cache)

@@ -9,6 +9,9 @@ struct FeedScenario {
     let media: FeedMedia
     let originPort: Int
     let origin: NginxOrigin
+    /// "http" or "https" (an origin with TLS, whose authority the cache trusts through `trustRoots`).
+    var scheme = "http"
+    var trustRoots: [URL] = []
     let profile: LinkProfile
     /// How long the user watches each item; `nil` for an item swiped past without playing.
     let watchSeconds: [Int?]
@@ -24,7 +27,9 @@ struct FeedScenario {
             let directory =
                 way == .preload || way == .cached
                 ? preloadCache : root.appendingPathComponent("cache-\(profile.name)-\(way)", isDirectory: true)
-            let run = try FeedRun(way: way, originPort: originPort, profile: profile, cacheDirectory: directory)
+            let run = try FeedRun(
+                way: way, originPort: originPort, profile: profile, cacheDirectory: directory, scheme: scheme,
+                trustRoots: trustRoots)
             do {
                 try await run.start()
                 if way == .cached {

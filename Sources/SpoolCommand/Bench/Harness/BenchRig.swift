@@ -19,12 +19,21 @@ final class BenchRig {
     let tools: BenchTools
     let curl: CurlClient
     let origin: NginxOrigin
+    /// How the origin speaks (the loopback scenarios use plain HTTP).
+    let originKind: BenchOrigin
+    /// The authority of an HTTPS origin's certificate, which every client in the run trusts.
+    let authority: TestCertificateAuthority?
     private let root: URL
     private(set) var sizes: [File: Int64] = [:]
 
     /// Writes the files (the videos with ffmpeg) and starts the origin; `linkFileBytes` is the size of the
-    /// file the link benchmarks read.
-    init(plan: BenchPlan, tools: BenchTools, linkFileBytes: Int64 = 4 << 20, progress: (String) -> Void) throws {
+    /// file the link benchmarks read, `originKind` how the origin speaks; `behindLink` when every client
+    /// reaches the origin across an emulated link.
+    init(
+        plan: BenchPlan, tools: BenchTools, linkFileBytes: Int64 = 4 << 20, originKind: BenchOrigin = BenchOrigin(),
+        behindLink: Bool = false, progress: (String) -> Void
+    ) throws {
+        self.originKind = originKind
         self.plan = plan
         self.tools = tools
         curl = CurlClient(command: tools.curl)
@@ -53,8 +62,15 @@ final class BenchRig {
         try Self.encodeHLS(
             ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds,
             into: root.appendingPathComponent(Self.hlsDirectory, isDirectory: true))
-        origin = try NginxOrigin(serving: root, executable: tools.nginx)
+        let authority = originKind.kind == .http ? nil : try TestCertificateAuthority()
+        self.authority = authority
+        origin = try NginxOrigin(
+            serving: root, executable: tools.nginx, tls: authority.flatMap(originKind.nginxTLS(authority:)),
+            sendBufferBytes: behindLink ? BenchOrigin.sendBufferBehindLink : nil)
     }
+
+    /// PEM files of the authorities a client must trust to read the origin.
+    var trustRoots: [URL] { authority.map { [$0.certificateFile] } ?? [] }
 
     private static let hlsDirectory = "hls"
 

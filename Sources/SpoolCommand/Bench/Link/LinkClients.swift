@@ -7,16 +7,21 @@ final class LinkClients {
     let link: LinkEmulator
     let spool: SpoolServer
     let slice: NginxSliceProxy
+    /// The direct player's client: its connections, TLS sessions and HTTP/2 connection last for the run, as a
+    /// player's do for a session.
+    let direct: PlayerHTTPClient
 
     init(rig: BenchRig, profile: LinkProfile, spoolArguments: [String] = []) throws {
-        link = try LinkEmulator(upstreamPort: rig.origin.port, profile: profile)
-        spool = try SpoolServer(arguments: spoolArguments)
+        link = try LinkEmulator(upstreamPort: rig.origin.port, profile: profile, scheme: rig.originKind.scheme)
+        spool = try SpoolServer(arguments: spoolArguments + rig.trustRoots.flatMap { ["--ca-file", $0.path] })
         slice = try NginxSliceProxy(origin: link.baseURL, executable: rig.tools.nginx)
+        direct = PlayerHTTPClient(trustRoots: rig.trustRoots)
     }
 
     deinit { stop() }
 
     func stop() {
+        direct.shutdown()
         spool.stop()
         slice.stop()
         link.stop()
@@ -25,23 +30,17 @@ final class LinkClients {
     /// Where each client reads `path?query` (a distinct query is a distinct, empty entry in both proxies).
     enum Way: CaseIterable { case direct, spool, slice }
 
-    func reader(_ way: Way) -> RangeReader {
+    /// The client of `way`: the player's own for direct reads; for the proxies, a raw client on loopback
+    /// (plain HTTP, a connection per request, which costs nothing there).
+    func reader(_ way: Way) -> any RangeReading {
         switch way {
-        case .direct: RangeReader(port: link.port)
+        case .direct: direct
         case .spool: RangeReader(port: spool.port)
         case .slice: RangeReader(port: slice.port)
         }
     }
 
-    func target(_ way: Way, _ file: BenchRig.File, query: String) throws -> String {
-        let path = "/" + file.rawValue + "?" + query
-        switch way {
-        case .direct, .slice: return path
-        case .spool: return RangeReader.target(of: try spool.url(for: link.url(for: path)))
-        }
-    }
-
-    /// The URL of `path` on the origin, across the link: directly or through Spool.
+    /// The URL of `path` on the origin, across the link: directly or through a proxy.
     func url(_ way: Way, path: String) throws -> URL {
         switch way {
         case .direct: return link.url(for: path)
@@ -51,12 +50,7 @@ final class LinkClients {
     }
 
     func url(_ way: Way, _ file: BenchRig.File, query: String) throws -> URL {
-        let path = "/" + file.rawValue + "?" + query
-        switch way {
-        case .direct: return link.url(for: path)
-        case .spool: return try spool.url(for: link.url(for: path))
-        case .slice: return URL(string: "http://127.0.0.1:\(slice.port)\(path)")!
-        }
+        try url(way, path: "/" + file.rawValue + "?" + query)
     }
 
     /// Bytes that entered the link from the origin (in flight included), once the count has been still for

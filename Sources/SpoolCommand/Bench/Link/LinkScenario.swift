@@ -49,16 +49,16 @@ struct LinkScenario {
     private func coldReads(_ clients: LinkClients, _ way: LinkClients.Way, run: Int, into rows: inout LinkRows) throws {
         let reader = clients.reader(way)
         let start = try reader.get(
-            try clients.target(way, .link, query: "start-\(run)"), range: "bytes=0-", limit: 4 * Self.mebibyte,
+            try clients.url(way, .link, query: "start-\(run)"), range: "bytes=0-", limit: 4 * Self.mebibyte,
             marks: [Self.mebibyte, 4 * Self.mebibyte])
-        try check(start, way, "bytes=0-")
+        try check(start, way, "bytes=0-", clients)
         rows.record(way, first: start.firstBodyByte, mib1: start.markTimes[0], mib4: start.markTimes[1])
 
         let offset = rig.size(.link) * 6 / 10
         let seek = try reader.get(
-            try clients.target(way, .link, query: "seek-\(run)"), range: "bytes=\(offset)-", limit: Self.mebibyte,
+            try clients.url(way, .link, query: "seek-\(run)"), range: "bytes=\(offset)-", limit: Self.mebibyte,
             marks: [Self.mebibyte])
-        try check(seek, way, "bytes=\(offset)-")
+        try check(seek, way, "bytes=\(offset)-", clients)
         rows.record(way, seek: seek.markTimes[0])
 
         if way != .slice {
@@ -67,7 +67,7 @@ struct LinkScenario {
                 frameEnd: try firstFrame(try clients.url(way, .video, query: "cold-\(run)")))
             rows.record(way, hls: try firstFrame(try clients.url(way, path: try rig.hlsPlaylistPath("cold-\(run)"))))
         }
-        let whole = try reader.get(try clients.target(way, .link, query: "whole-\(run)"), range: nil, limit: nil)
+        let whole = try reader.get(try clients.url(way, .link, query: "whole-\(run)"), range: nil, limit: nil)
         guard whole.status == 200, whole.bodyBytes == rig.size(.link) else {
             throw CommandFailure(message: "\(way): full read got status \(whole.status), \(whole.bodyBytes) bytes")
         }
@@ -77,33 +77,36 @@ struct LinkScenario {
     private func session(_ clients: LinkClients, _ way: LinkClients.Way, run: Int, into rows: inout LinkRows) throws {
         let session = SeekSession(
             size: rig.size(.link), seeks: plan.seeks, played: plan.playedPerRequest, seed: UInt64(run + 1))
-        let target = try clients.target(way, .link, query: "session-\(run)")
+        let target = try clients.url(way, .link, query: "session-\(run)")
         let before = clients.linkBytes()
         let began = DispatchTime.now().uptimeNanoseconds
-        let played = try session.play(clients.reader(way), target: target)
+        let played = try session.play(clients.reader(way), url: target)
         let wall = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         let first = clients.linkBytes()
         rows.record(way, sessionWall: wall, sessionTraffic: Double(first - before) / Double(played))
         if way == .spool {
-            _ = try session.play(clients.reader(way), target: target)
+            _ = try session.play(clients.reader(way), url: target)
             rows.replayTraffic.append(Double(clients.linkBytes() - first) / Double(played))
         }
     }
 
     private func warmReads(_ clients: LinkClients, run: Int, into rows: inout LinkRows) throws {
         let start = try clients.reader(.spool).get(
-            try clients.target(.spool, .link, query: "start-\(run)"), range: "bytes=0-", limit: Self.mebibyte,
+            try clients.url(.spool, .link, query: "start-\(run)"), range: "bytes=0-", limit: Self.mebibyte,
             marks: [Self.mebibyte])
-        try check(start, .spool, "warm bytes=0-")
+        try check(start, .spool, "warm bytes=0-", clients)
         if let first = start.firstBodyByte { rows.warmFirst.append(first) }
         if let mebibyte = start.markTimes[0] { rows.warmMiB.append(mebibyte) }
         rows.warmFrame.append(try firstFrame(try clients.url(.spool, .video, query: "cold-\(run)")))
         rows.warmHLS.append(try firstFrame(try clients.url(.spool, path: try rig.hlsPlaylistPath("cold-\(run)"))))
     }
 
-    private func check(_ transfer: RangeReader.Transfer, _ way: LinkClients.Way, _ what: String) throws {
+    private func check(
+        _ transfer: RangeReader.Transfer, _ way: LinkClients.Way, _ what: String, _ clients: LinkClients
+    ) throws {
         guard transfer.status == 206 else {
-            throw CommandFailure(message: "\(profile.name), \(way), \(what): status \(transfer.status)")
+            let log = way == .slice ? "; nginx: " + clients.slice.errorLogTail() : ""
+            throw CommandFailure(message: "\(profile.name), \(way), \(what): status \(transfer.status)\(log)")
         }
     }
 

@@ -25,8 +25,8 @@ struct OriginTrafficScenario {
             defer { server.stop() }
             let proxy = try NginxSliceProxy(origin: rig.origin.baseURL, executable: rig.tools.nginx)
             defer { proxy.stop() }
-            let spoolTarget = RangeReader.target(of: try server.url(for: rig.originURL(.session)))
-            let sliceTarget = "/" + BenchRig.File.session.rawValue
+            let spoolTarget = try server.url(for: rig.originURL(.session))
+            let sliceTarget = proxy.url(for: "/" + BenchRig.File.session.rawValue)
             // Spool, then nginx: one at a time, so the origin log says whose bytes are whose.
             let (spoolFirst, spoolReplay, unique) = try measure(session, RangeReader(port: server.port), spoolTarget)
             let (sliceFirst, sliceReplay, _) = try measure(session, RangeReader(port: proxy.port), sliceTarget)
@@ -45,13 +45,13 @@ struct OriginTrafficScenario {
     }
 
     /// Plays `session` twice through the proxy at `reader`; the origin bytes of each play ÷ the bytes played.
-    private func measure(_ session: SeekSession, _ reader: RangeReader, _ target: String) throws -> (
+    private func measure(_ session: SeekSession, _ reader: RangeReader, _ target: URL) throws -> (
         Double, Double, Int64
     ) {
         let start = try rig.originBytes(.session, quiet: 0.3)
-        let unique = try session.play(reader, target: target)
+        let unique = try session.play(reader, url: target)
         let afterFirst = try rig.originBytes(.session, quiet: 0.3)
-        _ = try session.play(reader, target: target)
+        _ = try session.play(reader, url: target)
         let afterReplay = try rig.originBytes(.session, quiet: 0.3)
         return (Double(afterFirst - start) / Double(unique), Double(afterReplay - afterFirst) / Double(unique), unique)
     }

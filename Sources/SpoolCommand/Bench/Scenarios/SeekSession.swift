@@ -23,17 +23,16 @@ struct SeekSession: Sendable {
         self.reads = reads
     }
 
-    /// Plays the session against `target` (path and query) on `reader`'s port; returns the distinct bytes the
-    /// player received.
-    func play(_ reader: RangeReader, target: String) throws -> Int64 {
-        let probe = try reader.get(target, range: "bytes=0-1", limit: nil)
+    /// Plays the session against `url` with `reader`; returns the distinct bytes the player received.
+    func play(_ reader: any RangeReading, url: URL) throws -> Int64 {
+        let probe = try reader.get(url, range: "bytes=0-1", limit: nil)
         guard probe.status == 206, probe.bodyBytes == 2 else {
             throw CommandFailure(
                 message: "player session: the probe got status \(probe.status), \(probe.bodyBytes) bytes")
         }
         var received: [Range<Int64>] = [0..<2]
         for read in reads {
-            let transfer = try reader.get(target, range: "bytes=\(read.offset)-", limit: read.played)
+            let transfer = try reader.get(url, range: "bytes=\(read.offset)-", limit: read.played)
             guard transfer.status == 206, transfer.bodyBytes == read.played else {
                 throw CommandFailure(
                     message: "player session: bytes=\(read.offset)- got status \(transfer.status), "

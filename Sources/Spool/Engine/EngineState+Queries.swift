@@ -6,6 +6,19 @@ extension EngineState {
         return min(reader.requestedEnd ?? info.length, info.length)
     }
 
+    /// Whether request `id` runs (it was neither cancelled nor finished).
+    func isRunning(fetch id: Int) -> Bool {
+        fetches[id] != nil
+    }
+
+    /// Where request `id` stops storing what it receives: its end while it runs; nowhere once cancelled
+    /// because its readers left (it stores everything it had received, `didStore`); `nil` once it ended or a
+    /// new version dropped it.
+    func storedEnd(of id: Int) -> Int64? {
+        if let fetch = fetches[id] { return fetch.end }
+        return orphaned[id] == generation ? .max : nil
+    }
+
     /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
     /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
     /// an origin request.

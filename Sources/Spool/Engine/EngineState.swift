@@ -121,6 +121,18 @@ struct EngineState {
         return .wait(start: started)
     }
 
+    /// How many bytes from `position`, which is not stored, reader `id` may take from bytes still arriving from
+    /// the origin (`ArrivingBytes`), and records that it starts there as a step would; `nil` when it may take
+    /// none: it failed, it delivered another version's bytes, or it is at its end.
+    mutating func arrivingReadLimit(reader id: Int, position: Int64) -> Int64? {
+        guard let reader = readers[id], reader.failure == nil, let end = end(of: id), position < end else { return nil }
+        if let delivered = reader.generation, delivered != generation { return nil }
+        if reader.start == nil { readers[id]!.start = position }
+        // As for stored bytes still arriving: its client waits on the network, not on a replay.
+        if reader.generation == nil { readers[id]!.mayFetch = true }
+        return end - position
+    }
+
     /// Records that reader `id`'s consumer has caught up: its requests start without asking again.
     mutating func consumerCaughtUp(reader id: Int) {
         readers[id]?.mayFetch = true
@@ -203,11 +215,12 @@ struct EngineState {
     }
 
     /// Records that the bytes of `range` received by request `id` are on disk. Returns whether the request
-    /// still has bytes to deliver.
+    /// still has bytes to deliver; one cancelled because its readers left stores the rest of what it had
+    /// received (a reader may have taken those bytes from memory already) until its task ends.
     mutating func didStore(_ range: Range<Int64>, fetch id: Int) -> Bool {
         guard let info else { return false }
         stored.insert(range.clamped(to: 0..<info.length))
-        guard var fetch = fetches[id] else { return false }
+        guard var fetch = fetches[id] else { return orphaned[id] == generation }
         if range.lowerBound <= fetch.position { fetch.position = max(fetch.position, range.upperBound) }
         fetches[id] = fetch
         return fetch.position < fetch.end

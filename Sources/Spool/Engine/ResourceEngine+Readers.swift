@@ -20,6 +20,7 @@ extension ResourceEngine {
         let abandonAt = policy.abandonedRequestGrace > 0 ? LinkMonitor.now : nil
         let orphans = inner.withLock { inner in
             inner.readerPositions[id] = nil
+            inner.takenFromMemory[id] = nil
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
             inner.lastAccess = now
             // The record learns of reads at most once a second, without a sync (it claims nothing new): a
@@ -59,6 +60,17 @@ extension ResourceEngine {
                 inner.withLock { $0.state.consumerCaughtUp(reader: id) }
                 continue
             }
+            // Bytes that have arrived from the origin and are still being written: from memory, now, for a
+            // player (a read ahead of playback is there to store them, and waits for that).
+            let now = environment.clock()
+            if priority == .playback,
+                let (data, fresh) = inner.withLock({
+                    $0.takeArriving(reader: id, at: position, limit: readLimit, handOut: countsServed, now: now)
+                })
+            {
+                if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
+                return .bytes(data)
+            }
             let stepped = inner.withLock { inner -> (EngineState.Step, UInt64, [Task<Void, Never>])? in
                 inner.readerPositions[id] = position
                 let step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
@@ -86,6 +98,12 @@ extension ResourceEngine {
             for task in dropped { task.cancel() }
             switch step {
             case .finished:
+                // The end waits for the bytes it took from memory to be on disk: the player has them all
+                // already, and whoever sees the read end finds them cached.
+                // A wake-up says only that something changed: look again until they are, or the task ends.
+                while !Task.isCancelled, !inner.withLock({ $0.memoryReadsSettled(reader: id) }) {
+                    await core.suspend(id: id, in: \.waiters) { $0.memoryReadsSettled(reader: id) }
+                }
                 return nil
             case .fail(let error):
                 throw error

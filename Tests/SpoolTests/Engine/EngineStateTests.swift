@@ -308,7 +308,8 @@ final class EngineStateTests: XCTestCase {
         // A chunk a cancelled request had already received is still stored, until its task ends or a new
         // version comes.
         XCTAssertEqual(state.unstoredParts(of: 0..<1000, fetch: fetches[0]), [0..<1000])
-        XCTAssertFalse(state.didStore(0..<1000, fetch: fetches[0]), "and it asks for nothing more")
+        XCTAssertTrue(state.didStore(0..<1000, fetch: fetches[0]), "the rest of what it received is stored too")
+        XCTAssertNil(state.remaining(of: fetches[0]), "and it asks for nothing more")
         _ = state.absorb(
             ContentInfo(length: 1_000_000, entityTag: "\"v2\""), servedFrom: 0, requested: 0, fetch: fetches[1])
         XCTAssertNil(state.unstoredParts(of: 1000..<2000, fetch: fetches[0]))

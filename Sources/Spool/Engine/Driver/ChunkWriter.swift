@@ -155,7 +155,7 @@ struct ChunkWriter: Sendable {
             let applied = core.inner.withLock { inner -> Bool in
                 guard snapshot.isCurrent(in: inner) else { return false }
                 apply(result, of: snapshot, in: &inner)
-                for part in plan.parts { inner.fresh.insert(part) }
+                for part in plan.parts { inner.fresh.formUnion(inner.arriving.takeFresh(part)) }
                 return true
             }
             attempts += 1

@@ -46,6 +46,20 @@ final class EntryCore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Offers `chunk`, which request `fetch` received for resource offset `offset`, to readers until it is
+    /// stored (`ArrivingBytes`), and wakes those waiting. A request the state no longer runs offers nothing.
+    func arrived(_ chunk: Data, at offset: Int64, fetch: Int) {
+        let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
+            guard inner.state.isRunning(fetch: fetch) else { return [] }
+            inner.arriving.add(chunk, at: offset, fetch: fetch, generation: inner.state.generation)
+            guard !inner.waiters.isEmpty else { return [] }
+            inner.changes &+= 1
+            defer { inner.waiters.removeAll() }
+            return Array(inner.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
     /// Runs the slice revocations queued under the lock.
     func runRevocations() {
         let revocations = inner.withLock { inner in

@@ -16,6 +16,10 @@ struct EntryInner {
     var users = 0
     var pinned = false
     var lastAccess: Date
+    /// What origin responses delivered and the writes have not stored yet, for readers waiting for it.
+    var arriving = ArrivingBytes()
+    /// What each reader took from `arriving`: its read ends once those bytes are stored (or never will be).
+    var takenFromMemory: [Int: ByteRangeSet] = [:]
     /// Bytes fetched that no reader has received yet: the first playback read to receive them got them from
     /// the origin (`CacheStatistics`); any later one, or one after a prefetch took them, from the cache.
     var fresh = ByteRangeSet()
@@ -114,6 +118,36 @@ struct EntryInner {
         let salt = BlockLayout.salt(key: key, info: info)
         saltCache = (info, salt)
         return salt
+    }
+
+    /// The bytes at `position` that have arrived from the origin and are not stored yet, up to `limit`, for
+    /// reader `id`, recorded as delivered, with how many of them are fresh; `nil` when the reader must wait
+    /// (or read them from disk). A player's (`handOut`) are counted as the origin's once: now, not again when
+    /// another read takes them from here or once stored.
+    mutating func takeArriving(reader id: Int, at position: Int64, limit: Int64, handOut: Bool, now: Date) -> (
+        data: Data, fresh: Int64
+    )? {
+        guard !arriving.isEmpty, !state.stored.contains(position),
+            let allowed = state.arrivingReadLimit(reader: id, position: position),
+            let data = arriving.bytes(
+                at: position, generation: state.generation, limit: min(limit, allowed),
+                storedUpTo: { [state] in state.storedEnd(of: $0) })
+        else { return nil }
+        let range = position..<position + Int64(data.count)
+        delivered(range, to: id, at: now)
+        takenFromMemory[id, default: ByteRangeSet()].insert(range)
+        guard handOut else { return (data, 0) }
+        return (data, arriving.handOut(range))
+    }
+
+    /// Whether every byte reader `id` took from `arriving` is stored, or no longer waits to be (its request
+    /// ended, a write failed, a new version came): a read that returned has its bytes cached, as when they
+    /// came from disk.
+    func memoryReadsSettled(reader id: Int) -> Bool {
+        guard let taken = takenFromMemory[id] else { return true }
+        return taken.ranges.allSatisfy { range in
+            state.stored.gaps(in: range).allSatisfy { !arriving.holds($0) }
+        }
     }
 
     /// Records that reader `id` delivered `range`, of the current version, at `now`.

@@ -173,6 +173,7 @@ struct FetchRunner: Sendable {
         return try await withThrowingTaskGroup(of: Outcome.self) { [writer, lender, core] group in
             group.addTask {
                 defer { pipe.finish() }
+                var arrivedAt = response.offset
                 do {
                     for try await chunk in response.body {
                         let now = LinkMonitor.now
@@ -183,6 +184,9 @@ struct FetchRunner: Sendable {
                         onBytes()
                         let goesOn = await holdBack(
                             fetch: id, pausing: response.pausesWhileUnread, lastByte: lastByte)
+                        // Readers waiting here take the bytes now; the write stores the same ones.
+                        core.arrived(chunk, at: arrivedAt, fetch: id)
+                        arrivedAt += Int64(chunk.count)
                         await pipe.push(chunk)
                         if !goesOn { throw CancellationError() }
                         try Task.checkCancellation()
@@ -201,6 +205,7 @@ struct FetchRunner: Sendable {
                         let (taken, more) = try await writer.store(Array(rest), at: offset, fetch: id)
                         offset += rest.prefix(taken).reduce(0) { $0 + Int64($1.count) }
                         rest = rest.dropFirst(taken)
+                        core.inner.withLock { [offset] in $0.arriving.drop(fetch: id, before: offset) }
                         core.notifyReaders()
                         switch more {
                         case false?: break storing
@@ -212,15 +217,17 @@ struct FetchRunner: Sendable {
                         }
                     }
                     pipe.stored()
-                    if Task.isCancelled { break }
+                    // Cancelled, the receiver stops and finishes the pipe; what it received is stored first (it
+                    // is paid for, and a reader may already have taken it from memory), then `take` ends.
                 }
                 return .stored(offset)
             }
             group.addTask {
-                // The watchdog: checks a few times per timeout whether bytes still come.
+                // The watchdog: checks a few times per timeout whether bytes still come. Cancelled, it ends
+                // quietly: the storing side still stores what was received.
                 let tick = UInt64(max(0.01, stallTimeout / 4) * 1_000_000_000)
                 while true {
-                    try await Task.sleep(nanoseconds: tick)
+                    do { try await Task.sleep(nanoseconds: tick) } catch { return .received }
                     if LinkMonitor.now - lastByte.withLock({ $0 }) > stallTimeout {
                         throw SpoolError.timedOut
                     }
@@ -282,6 +289,8 @@ struct FetchRunner: Sendable {
     private func fetchEnded(_ id: Int) {
         let idle = inner.withLock { inner in
             inner.tasks[id] = nil
+            // What it received and did not store will not be: readers wait for another request.
+            inner.arriving.drop(fetch: id)
             return inner.isIdle
         }
         index.flushSoon()

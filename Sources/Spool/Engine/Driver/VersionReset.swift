@@ -21,6 +21,7 @@ struct VersionReset: Sendable {
     /// run `perform` (`ChunkWriter.catchUp`) and runs the revocations (`EntryCore.notifyReaders`).
     static func begin(in inner: inout EntryInner) {
         inner.revisions &+= 1
+        inner.arriving.removeAll()
         inner.blockUse.removeAll()
         inner.edgeSums.removeAll()
         inner.trusted.removeAll()

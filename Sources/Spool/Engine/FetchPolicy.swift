@@ -125,6 +125,14 @@ public struct FetchPolicy: Sendable, Hashable {
     /// slow client makes longer; a new version revokes it at once.
     package var fileSliceSize: Int { max(readChunkSize, 16 << 20) }
 
+    /// What one origin request costs the engine besides its bytes (the request, its response head, a task
+    /// and a write job), about a millisecond: on a link fast enough that a piece arrives sooner, pieces grow
+    /// to what the link carries in that time (up to `requestCostPieceLimit`), or a cold read on loopback
+    /// spends its time on requests (16 KiB pieces took a player's 380 KB read to the `moov` 24 requests).
+    package static let requestCost: TimeInterval = 0.001
+    /// The largest piece `requestCost` makes: what a read abandoned at once wastes on a fast link.
+    package static let requestCostPieceLimit: Int64 = 256 * 1024
+
     /// How far ahead of its reader a read's requests reach (`window`) and how large each new one is
     /// (`piece`), for a read that has consumed `consumed` bytes over `link`.
     ///
@@ -139,8 +147,9 @@ public struct FetchPolicy: Sendable, Hashable {
         if let roundTrip = link.roundTrip {
             let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
             let product = rate * roundTrip
-            // Without an idle connection, the request waits a handshake more for its first byte.
-            let handshake = link.spareConnections > 0 ? 0 : product
+            // Without an idle connection, the request waits the handshakes more for its first byte: one round
+            // trip over HTTP, two over TLS 1.3, none where requests share a connection (HTTP/2).
+            let handshake = link.spareConnections > 0 ? 0 : rate * (link.connectionSetup ?? roundTrip)
             fill = Int64((product * bandwidthDelayMultiple + handshake).rounded())
             base = Int64((product / 4).rounded())
         } else {
@@ -148,8 +157,12 @@ public struct FetchPolicy: Sendable, Hashable {
             base = firstRequestSize / 2
         }
         var grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
-        if let rate = link.bytesPerSecond { grown = min(grown, Int64((rate * longestPieceTime).rounded())) }
-        let piece = min(maximumPieceSize, max(initialPieceSize, base, grown))
+        var worthARequest: Int64 = 0
+        if let rate = link.bytesPerSecond {
+            grown = min(grown, Int64((rate * longestPieceTime).rounded()))
+            worthARequest = min(Self.requestCostPieceLimit, Int64((rate * Self.requestCost).rounded()))
+        }
+        let piece = min(maximumPieceSize, max(initialPieceSize, base, grown, worthARequest))
         let window = max(fill, piece + piece / 2)
         return (window, piece)
     }

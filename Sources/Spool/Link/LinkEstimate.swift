@@ -10,4 +10,8 @@ struct LinkEstimate: Sendable, Hashable {
     var bytesPerSecond: Double?
     /// Connections to the host that are likely open and idle, so that a request sent now needs no handshake.
     var spareConnections = 0
+    /// What a request on a new connection waits beyond `roundTrip` for its response head: the handshakes
+    /// (TCP's round trip, and TLS's over HTTPS), measured where possible, about zero where the transport
+    /// multiplexes requests on one connection (HTTP/2). `nil` with `roundTrip`.
+    var connectionSetup: TimeInterval?
 }

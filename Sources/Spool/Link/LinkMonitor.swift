@@ -4,8 +4,13 @@ import Foundation
 /// that requests are sized from what the network shows rather than from constants.
 ///
 /// Round trips are the shortest waits from request to response head over the last `roundTripWindow` seconds,
-/// of requests sent while an idle connection was likely open (half the wait of one on a new connection, which
-/// costs a handshake more, until there is such a sample). Queues on a busy link and
+/// of requests sent while an idle connection was likely open. Until there is such a sample, the host's first
+/// wait (certainly a new connection's) stands for the handshakes plus a round trip: TCP's, and TLS 1.3's over
+/// HTTPS, so a third of it over HTTPS and half over HTTP; unless a later request that looked like a new
+/// connection's came back much sooner, which shows the transport sent it on an open one (HTTP/2 streams, a
+/// connection the monitor did not know was idle), and then that wait is the round trip. A new connection's
+/// extra wait (`LinkEstimate.connectionSetup`) is the shortest new-connection wait less the round trip: about
+/// two round trips over TLS 1.3, one over plain HTTP, none over HTTP/2. Queues on a busy link and
 /// busy servers only ever lengthen a wait, so the shortest is the path's own; a window of seconds rather
 /// than of samples keeps one seen before a long busy stretch, or the estimate would grow with the requests
 /// in flight it sizes. Throughput is the median of recent rates at
@@ -51,6 +56,8 @@ final class LinkMonitor: Sendable {
         var roundTrips = RecentMinimum()
         /// The same for requests sent on a new connection.
         var handshakeRoundTrips = RecentMinimum()
+        /// The wait of the host's first request: a new connection's, whatever the transport.
+        var firstWait: TimeInterval?
         var rates: [Double] = []
         var receiving = 0
         /// A body started (or resumed) while no other was arriving, and its first chunk has not come yet. That
@@ -104,11 +111,28 @@ final class LinkMonitor: Sendable {
         return hosts.withLock { hosts in
             guard var host = hosts[key] else { return LinkEstimate() }
             host.forgetIdleConnections(Self.now)
+            let roundTrip = Self.roundTrip(of: host, secure: key.hasPrefix("https:"))
             return LinkEstimate(
-                roundTrip: host.roundTrips.minimum ?? host.handshakeRoundTrips.minimum.map { $0 / 2 },
+                roundTrip: roundTrip,
                 bytesPerSecond: host.rate,
-                spareConnections: max(0, host.connections - host.requests))
+                spareConnections: max(0, host.connections - host.requests),
+                connectionSetup: roundTrip.map { trip in
+                    max(0, (host.handshakeRoundTrips.minimum ?? host.firstWait ?? trip) - trip)
+                })
         }
+    }
+
+    /// A new connection's handshakes before its first request goes out: TCP's, and TLS 1.3's over HTTPS.
+    private static func setupRoundTrips(secure: Bool) -> Double { secure ? 2 : 1 }
+
+    /// A later wait shorter than this share of the first cannot have paid the first one's handshakes.
+    private static let multiplexedShare = 0.6
+
+    private static func roundTrip(of host: Host, secure: Bool) -> TimeInterval? {
+        if let idle = host.roundTrips.minimum { return idle }
+        guard let first = host.firstWait else { return host.handshakeRoundTrips.minimum }
+        if let shortest = host.handshakeRoundTrips.minimum, shortest < first * multiplexedShare { return shortest }
+        return first / (1 + setupRoundTrips(secure: secure))
     }
 
     /// A request to `url`'s host is sent; returns whether it likely needs a new connection (no idle one).
@@ -139,6 +163,7 @@ final class LinkMonitor: Sendable {
     func responded(_ url: URL, after seconds: TimeInterval, newConnection: Bool, at now: TimeInterval = LinkMonitor.now)
     {
         update(url) { host in
+            if host.firstWait == nil { host.firstWait = max(0, seconds) }
             if newConnection {
                 host.handshakeRoundTrips.add(max(0, seconds), at: now)
             } else {

@@ -37,6 +37,36 @@ final class LinkMonitorTests: XCTestCase {
         XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.08, accuracy: 1e-9, "old samples age out")
     }
 
+    func testANewConnectionCostsTwoRoundTripsMoreOverTLSAndOneOverPlainHTTP() {
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        let secure = URL(string: "https://origin.test/a.mp4")!
+        // 100 ms round trips: TCP's handshake, TLS 1.3's, then the request.
+        monitor.responded(secure, after: 0.3, newConnection: true, at: now)
+        XCTAssertEqual(monitor.estimate(for: secure).roundTrip ?? 0, 0.1, accuracy: 1e-9)
+        XCTAssertEqual(monitor.estimate(for: secure).connectionSetup ?? 0, 0.2, accuracy: 1e-9)
+        monitor.responded(secure, after: 0.11, newConnection: false, at: now + 1)
+        XCTAssertEqual(
+            monitor.estimate(for: secure).connectionSetup ?? 0, 0.19, accuracy: 1e-9,
+            "measured: the new connection's wait less an open one's")
+        monitor.responded(url, after: 0.2, newConnection: true, at: now)
+        XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.1, accuracy: 1e-9)
+        XCTAssertEqual(monitor.estimate(for: url).connectionSetup ?? 0, 0.1, accuracy: 1e-9, "TCP's handshake only")
+    }
+
+    func testRequestsThatShareAConnectionCostNoHandshake() {
+        // HTTP/2: every request after the first looks like a new connection's (none was idle) but is a
+        // stream on the first one, answered in one round trip.
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        let secure = URL(string: "https://origin.test/a.mp4")!
+        monitor.responded(secure, after: 0.3, newConnection: true, at: now)
+        monitor.responded(secure, after: 0.1, newConnection: true, at: now + 0.3)
+        monitor.responded(secure, after: 0.102, newConnection: true, at: now + 0.4)
+        XCTAssertEqual(monitor.estimate(for: secure).roundTrip ?? 0, 0.1, accuracy: 1e-9)
+        XCTAssertEqual(monitor.estimate(for: secure).connectionSetup ?? 1, 0, accuracy: 1e-9)
+    }
+
     func testTheRateIsTheMedianOfRecentSamples() {
         let monitor = LinkMonitor()
         let start = LinkMonitor.now

@@ -25,18 +25,28 @@ final class ReadAheadTests: XCTestCase {
                 0, 400_000, 50_000
             ),
             (
+                "broadband over TLS 1.3 without an idle connection: two handshake round trips more",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, connectionSetup: 0.08),
+                0, 600_000, 50_000
+            ),
+            (
+                "broadband over HTTP/2: a new request is a stream on the open connection",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, connectionSetup: 0),
+                0, 200_000, 50_000
+            ),
+            (
                 "mobile: 100 ms, 10 Mbit/s",
                 LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2), 0, 125_000, 31_250
             ),
             (
-                "loopback: 0.2 ms, 100 MB/s",
+                "loopback: 0.2 ms, 100 MB/s: a piece is what arrives in a request's cost (1 ms)",
                 LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-                0, 24 * Self.kibibyte, 16 * Self.kibibyte
+                0, 150_000, 100_000
             ),
             (
-                "a fast LAN: 2 ms at 1 GB/s needs only what sustains 25 MB/s",
+                "a fast LAN: 2 ms at 1 GB/s keeps in flight only what sustains 25 MB/s, in pieces of at most 256 KiB",
                 LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9, spareConnections: 1),
-                0, 50_000, 16 * Self.kibibyte
+                0, 393_216, 256 * Self.kibibyte
             ),
             (
                 "long read on loopback: 6 % of 10 MiB",
@@ -51,7 +61,7 @@ final class ReadAheadTests: XCTestCase {
             (
                 "before probation, no growth",
                 LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-                900 * Self.kibibyte, 24 * Self.kibibyte, 16 * Self.kibibyte
+                900 * Self.kibibyte, 150_000, 100_000
             ),
             (
                 "pieces never exceed the maximum",
@@ -113,9 +123,9 @@ final class ReadAheadTests: XCTestCase {
                 [0..<31_250, 31_250..<62_500, 62_500..<93_750, 93_750..<125_000]
             ),
             (
-                "loopback: small pieces, one and a half ahead",
+                "loopback: pieces of what arrives in a request's cost, one and a half ahead",
                 LinkEstimate(roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1),
-                [0..<16_384, 16_384..<32_768]
+                [0..<100_000, 100_000..<200_000]
             ),
         ]
         for test in cases {

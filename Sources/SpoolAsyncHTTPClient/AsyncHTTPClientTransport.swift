@@ -106,11 +106,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // A refused connection fails the request at once, as with URLSession: the engine has its own retries.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
-        if !additionalTrustRoots.isEmpty {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = additionalTrustRoots.map { .file($0.path) }
-            configuration.tlsConfiguration = tls
-        }
+        configuration.tlsConfiguration = Self.tlsConfiguration(trusting: additionalTrustRoots)
         return configuration
+    }
+
+    /// The system's trust roots and `additionalTrustRoots`; a connection closes at once instead of after the
+    /// server's `close_notify`. NIOSSL's default waits up to 5 s for it while reading on, and a request the
+    /// engine cancels (a seek, a player gone) kept downloading the rest of its response meanwhile: over an
+    /// emulated 40 Mbit/s link a player's HTTPS session took 17.7 × the bytes it played.
+    static func tlsConfiguration(trusting additionalTrustRoots: [URL]) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = additionalTrustRoots.map { .file($0.path) }
+        tls.shutdownTimeout = .zero
+        return tls
     }
 }

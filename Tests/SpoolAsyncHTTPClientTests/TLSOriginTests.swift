@@ -53,6 +53,34 @@ final class TLSOriginTests: XCTestCase {
         }
     }
 
+    /// A response the engine stops reading over HTTPS (a seek, a player gone) closes its connection at once: the
+    /// link carries no more than was in flight. NIOSSL's default waited up to 5 s for the server's
+    /// close_notify, reading the rest of the response meanwhile: 20 MB crossed a 40 Mbit/s link for a read
+    /// of 64 KiB.
+    func testAnAbandonedHTTPSResponseStopsCrossingTheLink() async throws {
+        let authority = try TestCertificateAuthority()
+        let (nginx, www) = try serve(NginxTLS(authority: authority))
+        let length: Int64 = 20_000_000
+        try TestContent.writeGenerated(seed: 62, length: length, to: www.appendingPathComponent("long.mp4"))
+        let link = try LinkEmulator(upstreamPort: nginx.port, profile: .broadband, scheme: "https")
+        defer { link.stop() }
+        let transport = AsyncHTTPClientTransport(additionalTrustRoots: [authority.certificateFile])
+        let origin = HTTPOrigin(transport: transport)
+        var received: Int64 = 0
+        do {
+            let response = try await origin.read(OriginReadRequest(url: link.url(for: "/long.mp4"), range: 0..<length))
+            var iterator = response.body.makeAsyncIterator()
+            while received < 65_536, let chunk = try await iterator.next() { received += Int64(chunk.count) }
+        }
+        XCTAssertGreaterThanOrEqual(received, 65_536)
+        let closed = await eventually(timeout: 10) { link.openConnections == 0 }
+        XCTAssertTrue(closed, "the connection closed")
+        // In flight when the reader stopped: the link's window (two bandwidth-delay products) and the sockets'
+        // buffers on either side of it.
+        XCTAssertLessThan(link.bytesFromUpstream, 2_000_000, "bytes that crossed for a read of \(received)")
+        await transport.shutdown()
+    }
+
     func testAnUntrustedCertificateFailsTheReadAndCachesNothing() async throws {
         let (nginx, _) = try serve(NginxTLS(authority: try TestCertificateAuthority()))
         let url = nginx.url(for: "a.mp4")

@@ -148,8 +148,10 @@ public struct FetchPolicy: Sendable, Hashable {
             let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
             let product = rate * roundTrip
             // Without an idle connection, the request waits the handshakes more for its first byte: one round
-            // trip over HTTP, two over TLS 1.3, none where requests share a connection (HTTP/2).
-            let handshake = link.spareConnections > 0 ? 0 : rate * (link.connectionSetup ?? roundTrip)
+            // trip over HTTP, two over TLS 1.3. Where requests share a connection (HTTP/2) there is none, but
+            // a new stream's bytes queue behind the others' on it: half a round trip more keeps the link busy.
+            let setup = max(link.connectionSetup ?? roundTrip, roundTrip / 2)
+            let handshake = link.spareConnections > 0 ? 0 : rate * setup
             fill = Int64((product * bandwidthDelayMultiple + handshake).rounded())
             base = Int64((product / 4).rounded())
         } else {

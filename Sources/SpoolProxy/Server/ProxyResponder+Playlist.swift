@@ -24,6 +24,9 @@ extension ProxyResponder {
             return try await livePlaylist(resource, origin: origin, key: key, newest: copy, note: &note)
         }
         if !HLSPlaylist.isPlaylistType(info.mimeType) {
+            // Media the origin names as such is no playlist: looking would cost a read of its own before the
+            // first byte goes out (a small MP4 in a browser, its every cold request).
+            guard !Self.namesMedia(info.mimeType) else { return nil }
             let prefix = 0..<min(info.length, 16)
             let start = Self.firstRead(head)?.lowerBound ?? 0
             guard start == 0 || storedBefore.contains(prefix),
@@ -39,6 +42,13 @@ extension ProxyResponder {
         livePlaylists.keep(copy, for: key)
         guard !storedBefore.isEmpty else { return playlist }
         return try await livePlaylist(resource, origin: origin, key: key, newest: copy, note: &note)
+    }
+
+    /// Whether `contentType` is audio, video or an image (`audio/mpeg`, `video/mp4`, `image/jpeg`): types no
+    /// server gives a playlist. `application/octet-stream`, `text/plain` and no type at all still get looked at.
+    static func namesMedia(_ contentType: String?) -> Bool {
+        guard let type = contentType?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return type.hasPrefix("audio/") || type.hasPrefix("video/") || type.hasPrefix("image/")
     }
 
     /// A live playlist (or one that was live, and has ended since) from its newest copy, reloaded first when

@@ -30,9 +30,9 @@ final class ReadAheadTests: XCTestCase {
                 0, 600_000, 50_000
             ),
             (
-                "broadband over HTTP/2: a new request is a stream on the open connection",
+                "broadband over HTTP/2: a new request is a stream on the open connection, behind the others' bytes",
                 LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, connectionSetup: 0),
-                0, 200_000, 50_000
+                0, 300_000, 50_000
             ),
             (
                 "mobile: 100 ms, 10 Mbit/s",

@@ -6,9 +6,22 @@ import XCTest
 /// across an emulated link in every way, and the table has a figure in every cell it should.
 final class BenchFeedCommandTests: XCTestCase {
     func testTinyFeedPrintsATableWithEveryWayAndGoal() throws {
+        try assertTinyFeed(origin: [])
+    }
+
+    /// The same feed from an origin that speaks HTTPS and offers HTTP/2, with a certificate of the bench's own
+    /// authority that the cache trusts (ffmpeg, the direct player, does not check certificates).
+    func testTinyFeedOverHTTPSWithHTTP2() throws {
+        try assertTinyFeed(origin: ["--origin", "h2"])
+    }
+
+    private func assertTinyFeed(origin: [String]) throws {
         let runner = try CommandRunner()
-        let output = try runner.run(["bench", "feed", "--tiny", "--links", "lan"], timeout: 600)
+        let output = try runner.run(["bench", "feed", "--tiny", "--links", "lan"] + origin, timeout: 600)
         XCTAssertEqual(output.status, 0, output.stderr)
+        if !origin.isEmpty {
+            XCTAssertTrue(output.stdout.contains("origin HTTPS (TLS 1.3), HTTP/2 offered"), output.stdout)
+        }
         let lines = output.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains { $0.hasPrefix("### lan") }, output.stdout)
         let header = "| measure | direct | Spool, no preload | Spool + preload | Spool, all cached | goal | met |"

@@ -80,7 +80,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The benchmarks' direct player: keep-alive, HTTP/2 and TLS like a player's own client.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTesting"]),

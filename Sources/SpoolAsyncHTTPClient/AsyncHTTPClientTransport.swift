@@ -114,7 +114,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// server's `close_notify`. NIOSSL's default waits up to 5 s for it while reading on, and a request the
     /// engine cancels (a seek, a player gone) kept downloading the rest of its response meanwhile: over an
     /// emulated 40 Mbit/s link a player's HTTPS session took 17.7 × the bytes it played.
-    static func tlsConfiguration(trusting additionalTrustRoots: [URL]) -> TLSConfiguration {
+    package static func tlsConfiguration(trusting additionalTrustRoots: [URL]) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.additionalTrustRoots = additionalTrustRoots.map { .file($0.path) }
         tls.shutdownTimeout = .zero

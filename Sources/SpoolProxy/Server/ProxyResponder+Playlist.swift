@@ -47,8 +47,12 @@ extension ProxyResponder {
     /// Whether `contentType` is audio, video or an image (`audio/mpeg`, `video/mp4`, `image/jpeg`): types no
     /// server gives a playlist. `application/octet-stream`, `text/plain` and no type at all still get looked at.
     static func namesMedia(_ contentType: String?) -> Bool {
-        guard let type = contentType?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
-        return type.hasPrefix("audio/") || type.hasPrefix("video/") || type.hasPrefix("image/")
+        // Bytes, as `HLSPlaylist.isPlaylistType` reads them: this is asked of every streamed response.
+        guard let utf8 = contentType?.utf8 else { return false }
+        let start = utf8.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? utf8.endIndex
+        // ASCII letters lowercased; the slash and everything else stay as they are.
+        let prefix = utf8[start...].prefix(6).map { (65...90).contains($0) ? $0 | 0x20 : $0 }
+        return [Array("audio/".utf8), Array("video/".utf8), Array("image/".utf8)].contains(prefix)
     }
 
     /// A live playlist (or one that was live, and has ended since) from its newest copy, reloaded first when

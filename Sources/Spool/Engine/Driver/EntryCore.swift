@@ -38,12 +38,15 @@ final class EntryCore: Sendable {
     /// Wakes every reader waiting for a change, after running the revocations queued under the lock.
     func notifyReaders() {
         runRevocations()
-        let waiters = inner.withLock { inner in
-            inner.changes &+= 1
-            defer { inner.waiters.removeAll() }
-            return Array(inner.waiters.values)
-        }
+        let waiters = inner.withLock(Self.takeWaiters)
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Counts a change and takes every waiting reader's continuation, for the caller to resume after the lock.
+    private static func takeWaiters(_ inner: inout EntryInner) -> [CheckedContinuation<Void, Never>] {
+        inner.changes &+= 1
+        defer { inner.waiters.removeAll() }
+        return Array(inner.waiters.values)
     }
 
     /// Offers `chunk`, which request `fetch` received for resource offset `offset`, to readers until it is
@@ -52,10 +55,7 @@ final class EntryCore: Sendable {
         let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
             guard inner.state.isRunning(fetch: fetch) else { return [] }
             inner.arriving.add(chunk, at: offset, fetch: fetch, generation: inner.state.generation)
-            guard !inner.waiters.isEmpty else { return [] }
-            inner.changes &+= 1
-            defer { inner.waiters.removeAll() }
-            return Array(inner.waiters.values)
+            return inner.waiters.isEmpty ? [] : Self.takeWaiters(&inner)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -3,7 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOSSL
+import SpoolAsyncHTTPClient
 
 /// The benchmarks' "direct" player: reads the origin with a client like a player's own (AVPlayer's
 /// CFNetwork, ExoPlayer's OkHttp): keep-alive connections reused from one request to the next, HTTP/2 (one
@@ -14,24 +14,20 @@ import NIOSSL
 /// One instance is one player session: make a new one for a cold start, `shutdown()` it when done.
 final class PlayerHTTPClient: RangeReading, Sendable {
     private let client: HTTPClient
-    /// Seconds without a byte after which a read fails.
-    private let timeout: TimeAmount
 
-    /// A client trusting `trustRoots` (PEM files) besides the system's.
+    /// A client trusting `trustRoots` (PEM files) besides the system's; a read fails after `timeoutSeconds`
+    /// without a byte.
     init(trustRoots: [URL] = [], timeoutSeconds: Int64 = 30) {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        timeout = .seconds(timeoutSeconds)
+        let timeout = TimeAmount.seconds(timeoutSeconds)
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: timeout, read: timeout)
         configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.additionalTrustRoots = trustRoots.map { .file($0.path) }
-        // A player hanging up closes the connection at once; NIOSSL's default waits up to 5 s for the
-        // server's close_notify, reading the rest of the response meanwhile (17.7 × the bytes played).
-        tls.shutdownTimeout = .zero
-        configuration.tlsConfiguration = tls
+        // Spool's own: a player hanging up closes the connection at once, without reading on for the
+        // server's close_notify.
+        configuration.tlsConfiguration = AsyncHTTPClientTransport.tlsConfiguration(trusting: trustRoots)
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

@@ -64,18 +64,19 @@ public final class SpoolCache: Sendable {
     ) -> ByteStream {
         read(
             resource, from: offset, length: length, priority: priority, extent: extent, consumer: consumer,
-            countsServed: true)
+            countsServed: true, awaitsStoring: true)
     }
 
     /// `read`, saying whether a playback read's bytes count as served (`CacheStatistics`): not for the
-    /// cache's own reads of what it parses.
+    /// cache's own reads of what it parses; and whether its end waits until the bytes it took from memory
+    /// are stored (see `ByteStream.awaitsStoring`).
     private func read(
         _ resource: Resource, from offset: Int64, length: Int64?, priority: ReadPriority, extent: ReadExtent,
-        consumer: (@Sendable () async throws -> Void)?, countsServed: Bool
+        consumer: (@Sendable () async throws -> Void)?, countsServed: Bool, awaitsStoring: Bool
     ) -> ByteStream {
         ByteStream(
             acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, extent: extent,
-            gate: gate, consumer: consumer, countsServed: countsServed,
+            gate: gate, consumer: consumer, countsServed: countsServed, awaitsStoring: awaitsStoring,
             release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
     }
 
@@ -91,15 +92,18 @@ public final class SpoolCache: Sendable {
     }
 
     /// The bytes of `range` of `resource` in memory, read whole (`ReadExtent.whole`: one origin request for
-    /// what is missing): for small resources a caller parses, such as HLS playlists.
-    package func data(of resource: Resource, in range: Range<Int64>, priority: ReadPriority = .playback)
-        async throws -> Data
-    {
+    /// what is missing): for small resources a caller parses, such as HLS playlists. With `awaitsStoring`
+    /// false it returns as soon as the bytes have arrived, maybe before they are stored: for a look at a
+    /// resource's first bytes on the way to serving it (the wait for the write was most of a cold request's
+    /// time to its first byte).
+    package func data(
+        of resource: Resource, in range: Range<Int64>, priority: ReadPriority = .playback, awaitsStoring: Bool = true
+    ) async throws -> Data {
         var data = Data()
         data.reserveCapacity(Int(range.upperBound - range.lowerBound))
         for try await chunk in read(
             resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, priority: priority,
-            extent: .whole, consumer: nil, countsServed: false)
+            extent: .whole, consumer: nil, countsServed: false, awaitsStoring: awaitsStoring)
         {
             data.append(chunk)
         }

@@ -21,6 +21,10 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// Whether a playback read's bytes count as served (`CacheStatistics`); not for the cache's own reads of
     /// what it parses.
     fileprivate let countsServed: Bool
+    /// Whether the read's end waits until the bytes it took from memory, as they arrived, are stored, so
+    /// that whoever sees it end finds them cached (a player's reads); not for a look at a resource's first
+    /// bytes on the way to serving it.
+    fileprivate let awaitsStoring: Bool
     fileprivate let release: @Sendable (ResourceEngine) -> Void
 
     /// A stream that takes its engine with `acquire` when iteration starts and gives it back with `release`
@@ -28,9 +32,10 @@ public struct ByteStream: AsyncSequence, Sendable {
     init(
         acquire: @escaping @Sendable () -> ResourceEngine, offset: Int64, length: Int64?, priority: ReadPriority,
         extent: ReadExtent = .mayStopEarly, gate: PlaybackGate, consumer: (@Sendable () async throws -> Void)? = nil,
-        countsServed: Bool = true, release: @escaping @Sendable (ResourceEngine) -> Void
+        countsServed: Bool = true, awaitsStoring: Bool = true, release: @escaping @Sendable (ResourceEngine) -> Void
     ) {
         self.countsServed = countsServed
+        self.awaitsStoring = awaitsStoring
         self.acquire = acquire
         self.offset = offset
         self.length = length
@@ -114,7 +119,8 @@ private final class ReadSession: @unchecked Sendable {
             guard
                 let part = try await engine.nextPart(
                     reader: reader!, position: position, priority: stream.priority, gate: stream.gate,
-                    consumer: stream.consumer, revoke: revoke, countsServed: stream.countsServed)
+                    consumer: stream.consumer, revoke: revoke, countsServed: stream.countsServed,
+                    awaitsStoring: stream.awaitsStoring)
             else {
                 finish()
                 return nil

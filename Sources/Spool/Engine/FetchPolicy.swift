@@ -162,6 +162,10 @@ public struct FetchPolicy: Sendable, Hashable {
         var worthARequest: Int64 = 0
         if let rate = link.bytesPerSecond {
             grown = min(grown, Int64((rate * longestPieceTime).rounded()))
+        }
+        // A single response's delivery rate is a lower bound of the link's, known after one response, so
+        // a fast link's pieces grow from the first few requests on rather than after megabytes.
+        if let rate = [link.bytesPerSecond, link.deliveryBytesPerSecond].compactMap({ $0 }).max() {
             worthARequest = min(Self.requestCostPieceLimit, Int64((rate * Self.requestCost).rounded()))
         }
         let piece = min(maximumPieceSize, max(initialPieceSize, base, grown, worthARequest))

@@ -32,7 +32,8 @@ extension ResourceEngine {
         index.flushSoon()
     }
 
-    /// The next bytes for reader `id` at `position`, as soon as they are on disk; `nil` at the end. A
+    /// The next bytes for reader `id` at `position`, as soon as they have arrived (a player's) or are on
+    /// disk; `nil` at the end, once the bytes taken as they arrived are stored unless not `awaitsStoring`. A
     /// prefetch read starts no origin request while `gate` says a playback read waits. A reader that has
     /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request. With
     /// `revoke` given, stored bytes this process has checked come as a `FileSlice` (up to
@@ -41,7 +42,7 @@ extension ResourceEngine {
     func nextPart(
         reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
         consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil,
-        countsServed: Bool = true
+        countsServed: Bool = true, awaitsStoring: Bool = true
     ) async throws -> StreamPart? {
         // Reads ahead of playback serve nobody yet; the cache's own reads serve nobody at all.
         let serves = countsServed && priority == .playback
@@ -101,7 +102,7 @@ extension ResourceEngine {
                 // The end waits for the bytes it took from memory to be on disk: the player has them all
                 // already, and whoever sees the read end finds them cached.
                 // A wake-up says only that something changed: look again until they are, or the task ends.
-                while !Task.isCancelled, !inner.withLock({ $0.memoryReadsSettled(reader: id) }) {
+                while awaitsStoring, !Task.isCancelled, !inner.withLock({ $0.memoryReadsSettled(reader: id) }) {
                     await core.suspend(id: id, in: \.waiters) { $0.memoryReadsSettled(reader: id) }
                 }
                 return nil

@@ -14,4 +14,9 @@ struct LinkEstimate: Sendable, Hashable {
     /// (TCP's round trip, and TLS's over HTTPS), measured where possible, about zero where the transport
     /// multiplexes requests on one connection (HTTP/2). `nil` with `roundTrip`.
     var connectionSetup: TimeInterval?
+    /// The fastest a single response lately delivered its body, counted from when its request was sent, in
+    /// bytes per second: a lower bound of the link's rate that every response gives, while `bytesPerSecond`
+    /// needs tens of milliseconds of body time. On loopback or a fast LAN a whole response takes less than
+    /// a millisecond, so without this the rate stayed unknown for megabytes. `nil` before the first body.
+    var deliveryBytesPerSecond: Double?
 }

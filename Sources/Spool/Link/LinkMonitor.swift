@@ -31,7 +31,7 @@ final class LinkMonitor: Sendable {
     /// 105 ms, and requests on new connections take two 40 ms round trips to deliver).
     static let provisionalSampleTime: TimeInterval = 0.01
     static let provisionalSampleBytes: Int64 = 32 * 1024
-    /// How long a round-trip sample counts.
+    /// How long a round-trip or delivery sample counts.
     static let roundTripWindow: TimeInterval = 10
     /// After this long without a request, a host's idle connections are taken as closed (servers commonly
     /// close idle connections after 5 to 75 seconds).
@@ -54,6 +54,8 @@ final class LinkMonitor: Sendable {
 
     private struct Host {
         var roundTrips = RecentMinimum()
+        /// Single responses' delivery rates, negated: the smallest kept is the fastest delivery.
+        var negatedDeliveries = RecentMinimum()
         /// The same for requests sent on a new connection.
         var handshakeRoundTrips = RecentMinimum()
         /// The wait of the host's first request: a new connection's, whatever the transport.
@@ -118,7 +120,8 @@ final class LinkMonitor: Sendable {
                 spareConnections: max(0, host.connections - host.requests),
                 connectionSetup: roundTrip.map { trip in
                     max(0, (host.handshakeRoundTrips.minimum ?? host.firstWait ?? trip) - trip)
-                })
+                },
+                deliveryBytesPerSecond: host.negatedDeliveries.minimum.map { -$0 })
         }
     }
 
@@ -170,6 +173,12 @@ final class LinkMonitor: Sendable {
                 host.roundTrips.add(max(0, seconds), at: now)
             }
         }
+    }
+
+    /// A response from `url`'s host delivered `bytes` of body `seconds` after its request was sent.
+    func delivered(_ bytes: Int64, from url: URL, after seconds: TimeInterval, at now: TimeInterval = LinkMonitor.now) {
+        guard bytes > 0, seconds > 0 else { return }
+        update(url) { host in host.negatedDeliveries.add(-Double(bytes) / seconds, at: now) }
     }
 
     /// A response body from `url`'s host starts arriving.

@@ -216,7 +216,8 @@ final class ProxyListener: Sendable {
         let listener: ProxyServer.Listener
         do {
             listener = try await server.adopt(
-                descriptor, responder: responder, gate: gate, acceptFailed: { [weak self] in self?.acceptFailed() })
+                descriptor, listenerID: id, responder: responder, gate: gate,
+                acceptFailed: { [weak self] in self?.acceptFailed() })
         } catch {
             adopted?.fail(ProxyError.cannotListen("\(host): the event loop refused the socket: \(error)"))
             handle { $0.adoptionFailed(generation: generation, reason: "the event loop refused the socket: \(error)") }
@@ -233,7 +234,7 @@ final class ProxyListener: Sendable {
             try? await listener.channel.close()
             return
         }
-        await server.accept(on: listener, listenerID: id)
+        await server.accept(on: listener)
         // The accept loop ended: `stop()`, a newer socket, or this one failed under it.
         let unnoticed = guarded.withLockedValue { $0.unnoticed.remove(generation) != nil }
         if !unnoticed { handle { $0.lost(generation: generation, reason: "the listening socket closed") } }

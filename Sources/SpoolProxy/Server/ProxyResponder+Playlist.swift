@@ -30,7 +30,7 @@ extension ProxyResponder {
             let prefix = 0..<min(info.length, 16)
             let start = Self.firstRead(head)?.lowerBound ?? 0
             guard start == 0 || storedBefore.contains(prefix),
-                HLSPlaylist.startsPlaylist(try await cache.data(of: resource, in: prefix))
+                HLSPlaylist.startsPlaylist(try await cache.data(of: resource, in: prefix, awaitsStoring: false))
             else { return nil }
         }
         let data = try await cache.data(of: resource, in: 0..<info.length)

@@ -4,20 +4,14 @@ import NIOHTTP1
 import NIOPosix
 
 /// The proxy's connections, whichever listening socket accepted them: HTTP/1.1 with keep-alive and
-/// pipelining, one task per connection. A listener that dies takes none of them with it (a download another
-/// reader still needs carries on); `stop()` closes every one.
+/// pipelining, one task per connection, started by the event loop that sets the connection up (through an
+/// accept loop, a task woke only to start another). A listener that dies takes none of them with it (a
+/// download another reader still needs carries on); `stop()` closes every one.
 final class ProxyServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-    typealias Listener = NIOAsyncChannel<Accepted, Never>
-
-    /// An accepted connection, what its responses wait on before fetching ahead of the client, and the
-    /// responder of the listener that accepted it.
-    struct Accepted: Sendable {
-        let connection: Connection
-        let pace: ClientPace
-        let slices: SliceLedger
-        let responder: ProxyResponder
-    }
+    /// A listening socket's channel; what it yields for each connection is only drained, the connection's
+    /// task already runs.
+    typealias Listener = NIOAsyncChannel<Void, Never>
 
     /// A connection that neither reads nor writes for this long is closed, so stalled clients give their
     /// resources back. A client that is still reading a paused stream has its socket full, not idle.
@@ -32,10 +26,11 @@ final class ProxyServer: Sendable {
     }
 
     /// Hands `descriptor`, a socket already bound and listening (`ListeningSocket`), to the event loop: its
-    /// connections are answered by `responder`, behind `gate` when the socket faces the local network.
-    /// `acceptFailed` hears every accept error, which on a socket the system reclaimed is all it ever gets.
+    /// connections are answered by `responder`, behind `gate` when the socket faces the local network, and
+    /// counted as `listenerID`'s. `acceptFailed` hears every accept error, which on a socket the system
+    /// reclaimed is all it ever gets.
     func adopt(
-        _ descriptor: CInt, responder: ProxyResponder, gate: SharingGate?,
+        _ descriptor: CInt, listenerID: Int, responder: ProxyResponder, gate: SharingGate?,
         acceptFailed: @escaping @Sendable () -> Void
     ) async throws -> Listener {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -47,13 +42,35 @@ final class ProxyServer: Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .bind(descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try Self.configure(channel, responder: responder, gate: gate)
+                    let (connection, pace, slices) = try Self.configure(channel, responder: responder, gate: gate)
+                    self.start(connection, pace: pace, slices: slices, responder: responder, listenerID: listenerID)
                 }
             }
     }
 
-    private static func configure(_ channel: Channel, responder: ProxyResponder, gate: SharingGate?) throws -> Accepted
-    {
+    /// Starts the task that answers `connection`'s requests, or closes it once the server stops. Created and
+    /// registered under the lock, so a task that ends at once still finds its entry.
+    private func start(
+        _ connection: Connection, pace: ClientPace, slices: SliceLedger, responder: ProxyResponder, listenerID: Int
+    ) {
+        connections.withLockedValue { registry in
+            guard !registry.isStopping else { return connection.channel.close(promise: nil) }
+            let id = registry.nextID()
+            let task = Task {
+                await Self.serve(connection, pace: pace, slices: slices, with: responder)
+                self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
+            }
+            registry.tasks[id] = (listenerID, task)
+            // A client that hangs up mid-response is noticed here at once (the socket reports it even while
+            // the pipeline reads nothing), not at the next write: the response's reads end before they start
+            // origin requests for a client that is gone.
+            connection.channel.closeFuture.whenComplete { _ in task.cancel() }
+        }
+    }
+
+    private static func configure(_ channel: Channel, responder: ProxyResponder, gate: SharingGate?) throws -> (
+        Connection, ClientPace, SliceLedger
+    ) {
         // First, so it sits next to the socket and counts the encoded bytes.
         let slices = SliceLedger()
         let tracker = SentBytesTracker(slices: slices)
@@ -78,32 +95,15 @@ final class ProxyServer: Sendable {
         let pace = ClientPace(
             channel: channel, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop),
             grace: .nanoseconds(Int64(max(0, responder.configuration.hangUpGrace) * 1e9)))
-        return Accepted(connection: connection, pace: pace, slices: slices, responder: responder)
+        return (connection, pace, slices)
     }
 
-    /// Accepts on `listener` until it closes (`stop()`, or the socket failed); its connections are counted
-    /// as `listenerID`'s.
-    func accept(on listener: Listener, listenerID: Int) async {
+    /// Keeps `listener` accepting until it closes (`stop()`, or the socket failed). Its connections' tasks
+    /// were started as they were set up; what it yields is drained, or it would stop accepting.
+    func accept(on listener: Listener) async {
         do {
             try await listener.executeThenClose { inbound in
-                for try await accepted in inbound {
-                    // Created and registered under the lock, so a task that ends at once still finds its entry.
-                    connections.withLockedValue { registry in
-                        guard !registry.isStopping else { return accepted.connection.channel.close(promise: nil) }
-                        let id = registry.nextID()
-                        let task = Task {
-                            await Self.serve(
-                                accepted.connection, pace: accepted.pace, slices: accepted.slices,
-                                with: accepted.responder)
-                            self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
-                        }
-                        registry.tasks[id] = (listenerID, task)
-                        // A client that hangs up mid-response is noticed here at once (the socket reports
-                        // it even while the pipeline reads nothing), not at the next write: the response's
-                        // reads end before they start origin requests for a client that is gone.
-                        accepted.connection.channel.closeFuture.whenComplete { _ in task.cancel() }
-                    }
-                }
+                for try await _ in inbound {}
             }
         } catch {
             // The listener closed: stopped, or the socket failed; either way no more connections from it.

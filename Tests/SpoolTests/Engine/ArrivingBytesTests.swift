@@ -95,6 +95,31 @@ final class ArrivingBytesTests: XCTestCase {
         await offline.close()
     }
 
+    /// A look at a resource's first bytes on the way to serving it (the proxy's check for a playlist) takes
+    /// them as they arrive and does not wait for their write: the cold response's first byte waited for it.
+    func testALookAtTheFirstBytesDoesNotWaitForTheirWrite() async throws {
+        let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: 43)
+        let cache = try fixture.makeCache()
+        let resource = Resource(url: fixture.url)
+        let data = fixture.directory.appendingPathComponent("data", isDirectory: true)
+            .appendingPathComponent(cache.key(for: resource))
+        let holder = try EntryFile(url: data)
+        XCTAssertTrue(holder.lock(exclusive: true, wait: false))
+
+        let (received, delivered) = AsyncStream.makeStream(of: Data.self)
+        let look = Task {
+            let prefix = try await cache.data(of: resource, in: 0..<16, awaitsStoring: false)
+            delivered.yield(prefix)
+            delivered.finish()
+        }
+        let prefix = try await Self.first(of: received, failingAfter: 60)
+        XCTAssertEqual(prefix, fixture.bytes(0..<16), "exact bytes, while the write waited")
+        XCTAssertEqual(cache.cachedRanges(for: resource).byteCount, 0, "nothing stored yet")
+        try await look.value
+        holder.close()
+        await cache.close()
+    }
+
     private struct NoValue: Error, CustomStringConvertible {
         let seconds: UInt64
         var description: String { "no value within \(seconds) s: the read waited for the write" }

@@ -67,6 +67,26 @@ final class LinkMonitorTests: XCTestCase {
         XCTAssertEqual(monitor.estimate(for: secure).connectionSetup ?? 1, 0, accuracy: 1e-9)
     }
 
+    func testASingleResponseGivesALowerBoundOfTheRateAtOnce() {
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        XCTAssertNil(monitor.estimate(for: url).deliveryBytesPerSecond, "nothing delivered yet")
+        monitor.delivered(16_384, from: url, after: 0.0005, at: now)
+        XCTAssertEqual(monitor.estimate(for: url).deliveryBytesPerSecond ?? 0, 32_768_000, accuracy: 1)
+        XCTAssertNil(monitor.estimate(for: url).bytesPerSecond, "far too short for a rate sample")
+        monitor.delivered(65_536, from: url, after: 0.0005, at: now + 1)
+        monitor.delivered(2, from: url, after: 0.0005, at: now + 2)
+        XCTAssertEqual(
+            monitor.estimate(for: url).deliveryBytesPerSecond ?? 0, 131_072_000, accuracy: 1,
+            "the fastest recent delivery: a small one says nothing of the link")
+        monitor.delivered(0, from: url, after: 0.001, at: now + 3)
+        monitor.delivered(1000, from: url, after: 0, at: now + 3)
+        XCTAssertEqual(monitor.estimate(for: url).deliveryBytesPerSecond ?? 0, 131_072_000, accuracy: 1, "no sample")
+        monitor.delivered(16_384, from: url, after: 0.001, at: now + 2 + LinkMonitor.roundTripWindow + 1)
+        XCTAssertEqual(
+            monitor.estimate(for: url).deliveryBytesPerSecond ?? 0, 16_384_000, accuracy: 1, "old ones age out")
+    }
+
     func testTheRateIsTheMedianOfRecentSamples() {
         let monitor = LinkMonitor()
         let start = LinkMonitor.now

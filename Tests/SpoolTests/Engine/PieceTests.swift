@@ -6,8 +6,9 @@ import XCTest
 /// Open-ended reads never become one open-ended origin download; the first request brings the content
 /// information; what an abandoned read wastes is about what was in flight.
 final class PieceTests: XCTestCase {
-    /// On loopback a round trip costs next to nothing, so a read keeps little in flight.
-    private static let loopbackPieceBound: Int64 = 64 * 1024
+    /// On loopback a round trip costs next to nothing, so a read keeps little in flight: pieces of what
+    /// arrives in a request's cost, at most `FetchPolicy.requestCostPieceLimit`.
+    private static let loopbackPieceBound = FetchPolicy.requestCostPieceLimit
 
     func testAbandonedReadToTheEndCostsAtMostAboutOneWindow() async throws {
         let fixture = try HTTPFixture(test: self, length: 40 * 1024 * 1024)
@@ -44,8 +45,7 @@ final class PieceTests: XCTestCase {
         XCTAssertLessThan(Int64(taken), policy.probation)
         let spans = fixture.origin.requests.compactMap(\.range).map(Self.span)
         XCTAssertEqual(spans.first, policy.firstRequestSize, "the first request, before anything is known of the host")
-        // Pieces of 6 % of the ~900 KB consumed would be over 50 KB each; a loopback round trip is far
-        // shorter than the time such a piece takes.
+        // No growth with what was consumed yet: pieces are what arrives in a request's cost.
         XCTAssertTrue(spans.dropFirst().allSatisfy { $0 <= Self.loopbackPieceBound }, "only small pieces: \(spans)")
         XCTAssertLessThanOrEqual(
             fixture.origin.bodyBytesSent, Int64(taken) + 2 * Self.loopbackPieceBound,
@@ -71,11 +71,32 @@ final class PieceTests: XCTestCase {
         XCTAssertEqual(spans.first?.count, Int(policy.firstRequestSize))
         XCTAssertEqual(ByteRangeSet(spans).ranges, [0..<length], "the pieces tile the file")
         XCTAssertEqual(spans.reduce(0) { $0 + Int64($1.count) }, length, "no byte is requested twice")
-        // Small pieces on loopback for the first MiB (at most about 60 requests), then 6 % of what was
+        // Pieces of what arrives in a request's cost on loopback for the first MiB, then 6 % of what was
         // consumed: about 60 more for 30 MiB, later pieces over a megabyte.
         XCTAssertLessThanOrEqual(spans.count, 135, "pieces grow with the read, so a long read needs few requests")
         XCTAssertGreaterThan(spans.map(\.count).max() ?? 0, 1024 * 1024, "late pieces are large")
         XCTAssertEqual(fixture.origin.bodyBytesSent, length)
+    }
+
+    func testABoundedReadNoLargerThanAFirstRequestIsAskedForInOne() async throws {
+        let fixture = try HTTPFixture(test: self, length: 2 * 1024 * 1024)
+        let cache = try fixture.makeCache()
+        // The host is known after this: its round trip, and a delivery rate that makes pieces of tens of KiB.
+        for try await _ in cache.read(fixture.url) {}
+        let second = "/media/second.mp3"
+        fixture.origin.serve(.generated(length: 4 * 1024 * 1024, seed: 9), at: second, contentType: "audio/mpeg")
+        let url = fixture.origin.url(for: second)
+        let wanted: Range<Int64> = 100_000..<(100_000 + FetchPolicy().firstRequestSize)
+        _ = try await cache.contentInfo(for: url, firstRead: wanted)
+        var data = Data()
+        for try await chunk in cache.read(url, from: wanted.lowerBound, length: Int64(wanted.count)) {
+            data.append(chunk)
+        }
+        XCTAssertEqual(data, TestContent.generatedBytes(seed: 9, range: wanted))
+        let ranges = fixture.origin.requests.filter { $0.path == second }.compactMap(\.range)
+        XCTAssertEqual(
+            ranges, ["bytes=\(wanted.lowerBound)-\(wanted.upperBound - 1)"],
+            "the range a client wants whole comes in the request that brings the content information")
     }
 
     /// The length of `bytes=A-B`.

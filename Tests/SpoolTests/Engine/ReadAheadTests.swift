@@ -44,6 +44,24 @@ final class ReadAheadTests: XCTestCase {
                 0, 150_000, 100_000
             ),
             (
+                "loopback before a rate sample: one response's delivery (50 MB/s) sizes the piece",
+                LinkEstimate(roundTrip: 0.0004, spareConnections: 1, deliveryBytesPerSecond: 50_000_000),
+                0, 75_000, 50_000
+            ),
+            (
+                "a slow delivery says nothing the rate does not: the measured rate sizes the piece",
+                LinkEstimate(
+                    roundTrip: 0.0002, bytesPerSecond: 100_000_000, spareConnections: 1,
+                    deliveryBytesPerSecond: 1_000_000),
+                0, 150_000, 100_000
+            ),
+            (
+                "mobile: a delivery rate changes nothing (a request's cost is far less than a quarter product)",
+                LinkEstimate(
+                    roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2, deliveryBytesPerSecond: 900_000),
+                0, 125_000, 31_250
+            ),
+            (
                 "a fast LAN: 2 ms at 1 GB/s keeps in flight only what sustains 25 MB/s, in pieces of at most 256 KiB",
                 LinkEstimate(roundTrip: 0.002, bytesPerSecond: 1e9, spareConnections: 1),
                 0, 393_216, 256 * Self.kibibyte

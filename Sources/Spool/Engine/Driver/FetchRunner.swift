@@ -33,14 +33,19 @@ struct FetchRunner: Sendable {
         let ahead = policy.readAhead(afterConsuming: 0, link: link)
         var size = link.roundTrip == nil ? policy.firstRequestSize : ahead.window + ahead.piece
         if extent == .whole { size = FetchPolicy.wholeRequestLimit }
-        if let end, end > start { size = min(size, end - start) }
+        if let end, end > start {
+            // A bounded read no larger than a first request is asked for whole: it is wanted whole, and a
+            // second request for its rest (on loopback, a 64 KiB range in two) costs more than its bytes.
+            size = end - start <= policy.firstRequestSize ? end - start : min(size, end - start)
+        }
         let requested = start..<(start + size)
         let (origin, request) = (origin, OriginReadRequest(url: url, range: requested))
         let began = LinkMonitor.now
         var failures = 0
         let response: OriginReadResponse
+        var sent = began
         while true {
-            let sent = LinkMonitor.now
+            sent = LinkMonitor.now
             let newConnection = environment.link.requestSent(url, at: sent)
             do {
                 response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
@@ -65,7 +70,7 @@ struct FetchRunner: Sendable {
             let changed = inner.state.generation != generation
             if changed { VersionReset.begin(in: &inner) }
             inner.dirty = true
-            inner.tasks[opened.id] = Task { await runFetch(opened.id, opened: response) }
+            inner.tasks[opened.id] = Task { [sent] in await runFetch(opened.id, opened: response, sentAt: sent) }
             return (opened.cancelled.compactMap { inner.tasks[$0] }, inner.state.info ?? response.info, changed)
         }
         if changed { writer.catchUp() }
@@ -75,12 +80,13 @@ struct FetchRunner: Sendable {
     }
 
     /// Runs request `id` until it has delivered its range, is cancelled or fails for good; `opened` is its
-    /// response when it was sent before the engine knew the resource (see `discoverContentInfo`).
+    /// response when it was sent before the engine knew the resource (see `discoverContentInfo`), at `sentAt`.
     ///
     /// A response that delivers nothing for `stallTimeout` is dropped; what follows a failure (another try,
     /// the end, a new version) is the state's decision (`EngineState.fetchFailed`).
-    func runFetch(_ id: Int, opened: OriginReadResponse? = nil) async {
+    func runFetch(_ id: Int, opened: OriginReadResponse? = nil, sentAt: TimeInterval = LinkMonitor.now) async {
         var opened = opened
+        var sentAt = sentAt
         // Whether a request is out, for the link monitor's count of connections; the first response's
         // request was counted when `discoverContentInfo` sent it.
         var sending = opened != nil
@@ -103,6 +109,7 @@ struct FetchRunner: Sendable {
                     opened = nil
                 } else {
                     let sent = LinkMonitor.now
+                    sentAt = sent
                     let (origin, request) = (origin, OriginReadRequest(url: url, range: range, validator: validator))
                     let newConnection = environment.link.requestSent(url, at: sent)
                     sending = true
@@ -112,6 +119,7 @@ struct FetchRunner: Sendable {
                     absorb(response, requested: range.lowerBound, fetch: id)
                 }
                 let reached = try await receive(response, fetch: id) { progress.withLock { $0 = true } }
+                environment.link.delivered(reached - response.offset, from: url, after: LinkMonitor.now - sentAt)
                 let expected = response.offset == range.lowerBound ? range.upperBound : response.info.length
                 // A body read to its end leaves its connection open for the next request.
                 environment.link.requestEnded(url, reusable: reached >= expected)

@@ -68,7 +68,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let reader = ResponseBodyReader(response.body, keepingAlive: self)
         return HTTPTransportResponse(
             status: Int(response.status.code), url: url, headerFields: fields,
-            body: AsyncThrowingStream { try await reader.next() })
+            body: AsyncThrowingStream { try await reader.next() }, multiplexed: response.version.major >= 2)
     }
 
     /// Closes every connection and stops the clients; bodies still being read fail. Requests sent

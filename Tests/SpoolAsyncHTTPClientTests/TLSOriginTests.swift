@@ -48,6 +48,10 @@ final class TLSOriginTests: XCTestCase {
             if http2 {
                 XCTAssertEqual(link.counters.connectionsAccepted, 1, "\(log.count) requests on one connection")
             }
+            // The engine sizes what it keeps in flight by whether the transport says requests share a connection.
+            let response = try await HTTPOrigin(transport: transport).read(OriginReadRequest(url: url, range: 0..<1024))
+            XCTAssertEqual(response.multiplexed, http2, "\(version), HTTP/2 offered: \(http2)")
+            for try await _ in response.body {}
             await cache.close()
             await transport.shutdown()
         }

@@ -19,4 +19,7 @@ struct LinkEstimate: Sendable, Hashable {
     /// needs tens of milliseconds of body time. On loopback or a fast LAN a whole response takes less than
     /// a millisecond, so without this the rate stayed unknown for megabytes. `nil` before the first body.
     var deliveryBytesPerSecond: Double?
+    /// Whether the host's latest response came over a connection shared by several requests (HTTP/2), as
+    /// its transport said: connections are then not what a new request waits for.
+    var multiplexed = false
 }

@@ -60,6 +60,8 @@ final class LinkMonitor: Sendable {
         var handshakeRoundTrips = RecentMinimum()
         /// The wait of the host's first request: a new connection's, whatever the transport.
         var firstWait: TimeInterval?
+        /// What the latest response's transport said of its connection.
+        var multiplexed = false
         var rates: [Double] = []
         var receiving = 0
         /// A body started (or resumed) while no other was arriving, and its first chunk has not come yet. That
@@ -121,7 +123,7 @@ final class LinkMonitor: Sendable {
                 connectionSetup: roundTrip.map { trip in
                     max(0, (host.handshakeRoundTrips.minimum ?? host.firstWait ?? trip) - trip)
                 },
-                deliveryBytesPerSecond: host.negatedDeliveries.minimum.map { -$0 })
+                deliveryBytesPerSecond: host.negatedDeliveries.minimum.map { -$0 }, multiplexed: host.multiplexed)
         }
     }
 
@@ -162,10 +164,13 @@ final class LinkMonitor: Sendable {
     }
 
     /// A request to `url` got its response head `seconds` after it was sent; `newConnection` is what
-    /// `requestSent` said of it.
-    func responded(_ url: URL, after seconds: TimeInterval, newConnection: Bool, at now: TimeInterval = LinkMonitor.now)
-    {
+    /// `requestSent` said of it, `multiplexed` what the transport said of the response's connection.
+    func responded(
+        _ url: URL, after seconds: TimeInterval, newConnection: Bool, multiplexed: Bool = false,
+        at now: TimeInterval = LinkMonitor.now
+    ) {
         update(url) { host in
+            host.multiplexed = multiplexed
             if host.firstWait == nil { host.firstWait = max(0, seconds) }
             if newConnection {
                 host.handshakeRoundTrips.add(max(0, seconds), at: now)

@@ -61,14 +61,20 @@ public struct OriginReadResponse: Sendable {
     /// bandwidth. Otherwise the bytes keep arriving, and the engine stores them instead of holding them in
     /// memory.
     public var pausesWhileUnread: Bool
+    /// Whether the response came over a connection that carries several requests at once (HTTP/2 or
+    /// HTTP/3): a new request then costs no handshake, but its stream starts with a small flow-control
+    /// window. `false` when the origin cannot tell.
+    public var multiplexed: Bool
 
     /// A response whose body starts at `offset`.
     public init(
-        offset: Int64, info: ContentInfo, body: AsyncThrowingStream<Data, any Error>, pausesWhileUnread: Bool = false
+        offset: Int64, info: ContentInfo, body: AsyncThrowingStream<Data, any Error>, pausesWhileUnread: Bool = false,
+        multiplexed: Bool = false
     ) {
         self.offset = offset
         self.info = info
         self.body = body
         self.pausesWhileUnread = pausesWhileUnread
+        self.multiplexed = multiplexed
     }
 }

@@ -87,6 +87,16 @@ final class LinkMonitorTests: XCTestCase {
             monitor.estimate(for: url).deliveryBytesPerSecond ?? 0, 16_384_000, accuracy: 1, "old ones age out")
     }
 
+    func testWhetherConnectionsAreSharedIsWhatTheLatestResponseSaid() {
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        XCTAssertFalse(monitor.estimate(for: url).multiplexed)
+        monitor.responded(url, after: 0.05, newConnection: true, multiplexed: true, at: now)
+        XCTAssertTrue(monitor.estimate(for: url).multiplexed, "an HTTP/2 response")
+        monitor.responded(url, after: 0.05, newConnection: false, multiplexed: false, at: now + 1)
+        XCTAssertFalse(monitor.estimate(for: url).multiplexed, "the origin went back to HTTP/1.1")
+    }
+
     func testTheRateIsTheMedianOfRecentSamples() {
         let monitor = LinkMonitor()
         let start = LinkMonitor.now

@@ -35,6 +35,25 @@ final class ReadAheadTests: XCTestCase {
                 0, 300_000, 50_000
             ),
             (
+                "broadband over HTTP/2, pieces grown past a stream's initial flow-control window: a round trip more",
+                LinkEstimate(
+                    roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
+                    multiplexed: true),
+                4 * 1024 * Self.kibibyte, 400_000, 250_000
+            ),
+            (
+                "broadband over HTTP/2, pieces within a stream's initial window: half a round trip, idle or not",
+                LinkEstimate(
+                    roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
+                    multiplexed: true),
+                0, 300_000, 50_000
+            ),
+            (
+                "HTTP/1.1 with a connection believed idle: no handshake to cover, whatever was measured",
+                LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1, connectionSetup: 0),
+                4 * 1024 * Self.kibibyte, 375_000, 250_000
+            ),
+            (
                 "mobile: 100 ms, 10 Mbit/s",
                 LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 2), 0, 125_000, 31_250
             ),

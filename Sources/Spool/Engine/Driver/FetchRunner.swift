@@ -49,7 +49,8 @@ struct FetchRunner: Sendable {
             let newConnection = environment.link.requestSent(url, at: sent)
             do {
                 response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
-                environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
+                environment.link.responded(
+                    url, after: LinkMonitor.now - sent, newConnection: newConnection, multiplexed: response.multiplexed)
                 break
             } catch SpoolError.rangeNotSatisfiable, SpoolError.invalidResponse {
                 environment.link.requestEnded(url, reusable: false)
@@ -115,7 +116,9 @@ struct FetchRunner: Sendable {
                     sending = true
                     // A response head that does not come is a stall too (a silent link, a server that hangs).
                     response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
-                    environment.link.responded(url, after: LinkMonitor.now - sent, newConnection: newConnection)
+                    environment.link.responded(
+                        url, after: LinkMonitor.now - sent, newConnection: newConnection,
+                        multiplexed: response.multiplexed)
                     absorb(response, requested: range.lowerBound, fetch: id)
                 }
                 let reached = try await receive(response, fetch: id) { progress.withLock { $0 = true } }

@@ -82,14 +82,14 @@ public final class HTTPOrigin: Origin {
             return OriginReadResponse(
                 offset: range.lowerBound,
                 info: head.contentInfo(length: total, acceptsRanges: true, requested: request.url), body: body,
-                pausesWhileUnread: transport.pausesUnreadBodies)
+                pausesWhileUnread: transport.pausesUnreadBodies, multiplexed: head.multiplexed)
         case 200:
             guard let length = head.contentLength else {
                 throw SpoolError.invalidResponse("200 without Content-Length to a range request")
             }
             return OriginReadResponse(
                 offset: 0, info: head.contentInfo(length: length, acceptsRanges: false, requested: request.url),
-                body: body, pausesWhileUnread: transport.pausesUnreadBodies)
+                body: body, pausesWhileUnread: transport.pausesUnreadBodies, multiplexed: head.multiplexed)
         case 416:
             await Self.drain(body)
             let length = head.contentRange?.total ?? -1

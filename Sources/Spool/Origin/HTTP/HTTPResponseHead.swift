@@ -7,6 +7,8 @@ struct HTTPResponseHead: Sendable {
     let status: Int
     /// The URL that answered.
     let finalURL: URL
+    /// Whether its connection carries other requests at once (`HTTPTransportResponse.multiplexed`).
+    let multiplexed: Bool
     /// By lower-cased name.
     private let headers: [String: String]
 
@@ -14,6 +16,7 @@ struct HTTPResponseHead: Sendable {
     init(_ response: HTTPTransportResponse) {
         status = response.status
         finalURL = response.url
+        multiplexed = response.multiplexed
         headers = response.fields
     }
 

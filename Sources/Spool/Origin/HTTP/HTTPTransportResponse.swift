@@ -10,15 +10,23 @@ public struct HTTPTransportResponse: Sendable {
     /// The body, in order. It ends after the last byte; ending its iteration early, or dropping it,
     /// cancels the transfer.
     public var body: AsyncThrowingStream<Data, any Error>
+    /// Whether the response came over a connection that carries several requests at once (HTTP/2 or
+    /// HTTP/3): the engine then sizes what it keeps in flight for streams, not for connections. `false` when
+    /// the transport cannot tell.
+    public var multiplexed: Bool
     /// Header values by lower-cased name: servers send `content-range` as readily as `Content-Range`.
     let fields: [String: String]
 
     /// A response with `headerFields` by name in any case. Give a field sent more than once as its values
     /// joined with ", " (RFC 9110, 5.3); names that differ only in case are joined the same way.
-    public init(status: Int, url: URL, headerFields: [String: String], body: AsyncThrowingStream<Data, any Error>) {
+    public init(
+        status: Int, url: URL, headerFields: [String: String], body: AsyncThrowingStream<Data, any Error>,
+        multiplexed: Bool = false
+    ) {
         self.status = status
         self.url = url
         self.body = body
+        self.multiplexed = multiplexed
         var lowered: [String: String] = [:]
         for (name, value) in headerFields {
             let key = name.lowercased()

@@ -176,7 +176,13 @@ public final class SpoolCache: Sendable {
 
     /// Every entry, most recently used first.
     public func entries() -> [CacheEntry] {
-        store.keys().compactMap(entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
+        knownKeys().compactMap(entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
+    }
+
+    /// The keys of the entries on disk and of those open in this process: an entry's first record is written
+    /// when its first request ends, not when it opens (the write ran beside a cold read's first bytes).
+    private func knownKeys() -> [String] {
+        Array(Set(store.keys()).union(open.all.keys))
     }
 
     /// Deletes the entry of `resource`. Reads of it in progress in this process end with an error; later
@@ -195,7 +201,7 @@ public final class SpoolCache: Sendable {
 
     /// Deletes every entry.
     public func removeAll() {
-        for key in store.keys() {
+        for key in knownKeys() {
             open.engine(for: key)?.removeAll()
             store.remove(key: key)
             checked.forget(key: key)
@@ -204,7 +210,7 @@ public final class SpoolCache: Sendable {
 
     /// The cached bytes of every entry together.
     public var totalBytes: Int64 {
-        store.keys().reduce(0) { total, key in
+        knownKeys().reduce(0) { total, key in
             if let stored = open.engine(for: key)?.storedRanges { return total + stored.byteCount }
             return total + (store.record(key: key)?.ranges.byteCount ?? 0)
         }

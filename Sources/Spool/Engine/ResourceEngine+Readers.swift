@@ -63,16 +63,21 @@ extension ResourceEngine {
             }
             // Bytes that have arrived from the origin and are still being written: from memory, now, for a
             // player (a read ahead of playback is there to store them, and waits for that).
+            // The count of changes is read with the look at arriving bytes: whatever arrives after the look
+            // changes it, so the wait below cannot sleep through bytes that came between the look and the step.
             let now = environment.clock()
-            if priority == .playback,
-                let (data, fresh) = inner.withLock({
-                    $0.takeArriving(reader: id, at: position, limit: readLimit, handOut: countsServed, now: now)
-                })
-            {
+            let (seen, arrived) = inner.withLock { inner in
+                let taken =
+                    priority == .playback
+                    ? inner.takeArriving(reader: id, at: position, limit: readLimit, handOut: countsServed, now: now)
+                    : nil
+                return (inner.changes, taken)
+            }
+            if let (data, fresh) = arrived {
                 if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
                 return .bytes(data)
             }
-            let stepped = inner.withLock { inner -> (EngineState.Step, UInt64, [Task<Void, Never>])? in
+            let stepped = inner.withLock { inner -> (EngineState.Step, [Task<Void, Never>])? in
                 inner.readerPositions[id] = position
                 let step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
                 var dropped: [Task<Void, Never>] = []
@@ -87,9 +92,9 @@ extension ResourceEngine {
                         dropped = inner.state.dropAbandoned(forPlaybackReadAt: position).compactMap { inner.tasks[$0] }
                     }
                 }
-                return (step, inner.changes, dropped)
+                return (step, dropped)
             }
-            guard let (step, seen, dropped) = stepped else {
+            guard let (step, dropped) = stepped else {
                 // Another process may have stored these bytes since: take them rather than fetch them again.
                 othersChecked = true
                 _ = try await BlockingIO.run { [index] in index.adoptStoredElsewhere() }

@@ -38,9 +38,12 @@ final class SeekSessionTrafficTests: XCTestCase {
         XCTAssertEqual(replayed, played)
         print("[seek session] \(played) bytes played, first play \(first) origin bytes, replay \(replay)")
         XCTAssertEqual(replay, 0, "the replay plays only bytes the first play stored")
+        // On loopback a piece is what arrives in a request's cost, up to `requestCostPieceLimit`: a read
+        // abandoned at any moment has about half a piece committed beyond its reader, at most one (measured:
+        // 78-106 KiB a seek, against 256 KiB pieces).
         XCTAssertLessThanOrEqual(
-            Double(first), Double(played) * 1.1,
-            "an abandoned seek costs about two small pieces beyond the bytes it played")
+            first, played + Int64(Self.session.count) * FetchPolicy.requestCostPieceLimit,
+            "an abandoned seek costs at most about a piece beyond the bytes it played")
         let ranges = try fixture.nginx.accessLog().compactMap(\.range)
         XCTAssertFalse(ranges.contains { $0.hasSuffix("-") }, "no open-ended origin request: \(ranges)")
 

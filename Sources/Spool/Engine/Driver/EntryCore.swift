@@ -55,7 +55,9 @@ final class EntryCore: Sendable {
         let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
             guard inner.state.isRunning(fetch: fetch) else { return [] }
             inner.arriving.add(chunk, at: offset, fetch: fetch, generation: inner.state.generation)
-            return inner.waiters.isEmpty ? [] : Self.takeWaiters(&inner)
+            // Counted even with nobody waiting: a reader between its step and its wait compares the count, or
+            // it would sleep through these bytes until the next change (a write that may not come soon).
+            return Self.takeWaiters(&inner)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -152,13 +152,13 @@ public struct FetchPolicy: Sendable, Hashable {
         if let rate = [link.bytesPerSecond, link.deliveryBytesPerSecond].compactMap({ $0 }).max() {
             worthARequest = min(Self.requestCostPieceLimit, Int64((rate * Self.requestCost).rounded()))
         }
-        guard let roundTrip = link.roundTrip else {
-            let piece = min(maximumPieceSize, max(initialPieceSize, firstRequestSize / 2, grown, worthARequest))
+        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let product = link.roundTrip.map { rate * $0 }
+        let base = product.map { Int64(($0 / 4).rounded()) } ?? firstRequestSize / 2
+        let piece = min(maximumPieceSize, max(initialPieceSize, base, grown, worthARequest))
+        guard let roundTrip = link.roundTrip, let product else {
             return (max(firstRequestSize, piece + piece / 2), piece)
         }
-        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
-        let product = rate * roundTrip
-        let piece = min(maximumPieceSize, max(initialPieceSize, Int64((product / 4).rounded()), grown, worthARequest))
         // What a new request waits beyond a round trip for its bytes, which the window must cover too.
         let extraWait: TimeInterval
         if link.multiplexed {

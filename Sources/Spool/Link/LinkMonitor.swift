@@ -54,10 +54,10 @@ final class LinkMonitor: Sendable {
 
     private struct Host {
         var roundTrips = RecentMinimum()
-        /// Single responses' delivery rates, negated: the smallest kept is the fastest delivery.
-        var negatedDeliveries = RecentMinimum()
         /// The same for requests sent on a new connection.
         var handshakeRoundTrips = RecentMinimum()
+        /// Single responses' delivery rates, negated: the smallest kept is the fastest delivery.
+        var negatedDeliveries = RecentMinimum()
         /// The wait of the host's first request: a new connection's, whatever the transport.
         var firstWait: TimeInterval?
         /// What the latest response's transport said of its connection.

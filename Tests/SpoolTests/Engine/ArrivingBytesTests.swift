@@ -61,13 +61,7 @@ final class ArrivingBytesTests: XCTestCase {
     /// nothing is stored meanwhile. The read ends only once the lock goes and the bytes are stored; they then
     /// read back offline.
     func testAColdReadGetsTheBytesAsTheyArriveBeforeTheirWrite() async throws {
-        let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: 41)
-        let cache = try fixture.makeCache()
-        let resource = Resource(url: fixture.url)
-        let data = fixture.directory.appendingPathComponent("data", isDirectory: true)
-            .appendingPathComponent(cache.key(for: resource))
-        let holder = try EntryFile(url: data)
-        XCTAssertTrue(holder.lock(exclusive: true, wait: false))
+        let (fixture, cache, resource, holder) = try heldEntry(seed: 41)
 
         let length = 65_536
         let (received, delivered) = AsyncStream.makeStream(of: Data.self)
@@ -98,13 +92,7 @@ final class ArrivingBytesTests: XCTestCase {
     /// A look at a resource's first bytes on the way to serving it (the proxy's check for a playlist) takes
     /// them as they arrive and does not wait for their write: the cold response's first byte waited for it.
     func testALookAtTheFirstBytesDoesNotWaitForTheirWrite() async throws {
-        let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: 43)
-        let cache = try fixture.makeCache()
-        let resource = Resource(url: fixture.url)
-        let data = fixture.directory.appendingPathComponent("data", isDirectory: true)
-            .appendingPathComponent(cache.key(for: resource))
-        let holder = try EntryFile(url: data)
-        XCTAssertTrue(holder.lock(exclusive: true, wait: false))
+        let (fixture, cache, resource, holder) = try heldEntry(seed: 43)
 
         let (received, delivered) = AsyncStream.makeStream(of: Data.self)
         let look = Task {
@@ -118,6 +106,19 @@ final class ArrivingBytesTests: XCTestCase {
         try await look.value
         holder.close()
         await cache.close()
+    }
+
+    /// A cache over a 2 MB resource of `seed` whose entry's data file another holder locks exclusively (as a
+    /// process evicting it does for a moment), so no write can start until `holder` closes.
+    private func heldEntry(seed: UInt64) throws -> (HTTPFixture, SpoolCache, Resource, holder: EntryFile) {
+        let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: seed)
+        let cache = try fixture.makeCache()
+        let resource = Resource(url: fixture.url)
+        let data = fixture.directory.appendingPathComponent("data", isDirectory: true)
+            .appendingPathComponent(cache.key(for: resource))
+        let holder = try EntryFile(url: data)
+        XCTAssertTrue(holder.lock(exclusive: true, wait: false))
+        return (fixture, cache, resource, holder)
     }
 
     private struct NoValue: Error, CustomStringConvertible {

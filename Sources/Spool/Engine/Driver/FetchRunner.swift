@@ -109,15 +109,14 @@ struct FetchRunner: Sendable {
                     response = first
                     opened = nil
                 } else {
-                    let sent = LinkMonitor.now
-                    sentAt = sent
+                    sentAt = LinkMonitor.now
                     let (origin, request) = (origin, OriginReadRequest(url: url, range: range, validator: validator))
-                    let newConnection = environment.link.requestSent(url, at: sent)
+                    let newConnection = environment.link.requestSent(url, at: sentAt)
                     sending = true
                     // A response head that does not come is a stall too (a silent link, a server that hangs).
                     response = try await Deadline.run(within: policy.stallTimeout) { try await origin.read(request) }
                     environment.link.responded(
-                        url, after: LinkMonitor.now - sent, newConnection: newConnection,
+                        url, after: LinkMonitor.now - sentAt, newConnection: newConnection,
                         multiplexed: response.multiplexed)
                     absorb(response, requested: range.lowerBound, fetch: id)
                 }

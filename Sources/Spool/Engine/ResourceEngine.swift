@@ -195,31 +195,31 @@ final class ResourceEngine: Sendable {
         async throws -> ContentInfo
     {
         await open()
-        let (known, task) = inner.withLock { inner -> (ContentInfo?, Task<ContentInfo, any Error>?) in
-            if let info = inner.state.info { return (info, nil) }
-            if let task = inner.infoTask { return (nil, task) }
-            let task = Task { [fetcher] in
-                try await fetcher.discoverContentInfo(near: offset, until: end, extent: extent)
+        let (known, round, waiter) = inner.withLock { inner -> (ContentInfo?, Int, Int) in
+            if let info = inner.state.info { return (info, 0, 0) }
+            if inner.discoveryTask == nil {
+                inner.discoveryRound += 1
+                fetcher.startDiscovery(.init(offset: offset, end: end, extent: extent), in: &inner)
             }
-            inner.infoTask = task
-            return (nil, task)
+            inner.nextInfoWaiter += 1
+            return (nil, inner.discoveryRound, inner.nextInfoWaiter)
         }
         if let known { return known }
-        do {
-            let fetched = try await task!.value
-            let info = inner.withLock { inner -> ContentInfo in
-                inner.infoTask = nil
-                if inner.state.learn(fetched) { inner.dirty = true }
-                return inner.state.info!
-            }
-            // No record write here: its sync ran beside the first chunk's write and hand-over (0.35 ms of a
-            // 2.5 ms cold first byte on loopback, and a core taken when both are busy). The record follows when
-            // the first request ends or has stored `FetchPolicy.indexInterval`; a crash before costs only bytes
-            // fetched again. Readers of this process see the state itself.
-            return info
-        } catch {
-            inner.withLock { $0.infoTask = nil }
-            throw error
+        // No record write here: its sync ran beside the first chunk's write and hand-over (0.35 ms of a 2.5 ms
+        // cold first byte on loopback, and a core taken when both are busy). The record follows when the first
+        // request ends or has stored `FetchPolicy.indexInterval`; a crash before costs only bytes fetched
+        // again. Readers of this process see the state itself.
+        let outcome = { (inner: EntryInner) -> Result<ContentInfo, any Error>? in
+            if let info = inner.state.info { return .success(info) }
+            if let failure = inner.discoveryFailure, failure.round >= round { return .failure(failure.error) }
+            return nil
+        }
+        // A wake-up says only that something changed: look again until there is an outcome. Cancelled, the
+        // caller stops waiting; the discovery goes on for the others.
+        while true {
+            if let found = inner.withLock({ outcome($0) }) { return try found.get() }
+            try Task.checkCancellation()
+            await core.suspend(id: waiter, in: \.infoWaiters) { outcome($0) != nil }
         }
     }
 

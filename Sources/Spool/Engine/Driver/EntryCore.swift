@@ -42,11 +42,15 @@ final class EntryCore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Counts a change and takes every waiting reader's continuation, for the caller to resume after the lock.
+    /// Counts a change and takes every waiting reader's continuation (and every waiter for the content
+    /// information), for the caller to resume after the lock.
     private static func takeWaiters(_ inner: inout EntryInner) -> [CheckedContinuation<Void, Never>] {
         inner.changes &+= 1
-        defer { inner.waiters.removeAll() }
-        return Array(inner.waiters.values)
+        defer {
+            inner.waiters.removeAll()
+            inner.infoWaiters.removeAll()
+        }
+        return Array(inner.waiters.values) + inner.infoWaiters.values
     }
 
     /// Offers `chunk`, which request `fetch` received for resource offset `offset`, to readers until it is

@@ -8,9 +8,18 @@ struct EntryInner {
     var opening = Opening.notStarted
     var file: BlockFile?
     var created: Date
-    var infoTask: Task<ContentInfo, any Error>?
+    /// The task of the try that is finding the content information (`FetchRunner.startDiscovery`).
+    var discoveryTask: Task<Void, Never>?
+    /// Counts the discoveries started; a waiter waits for the outcome of the one running when it came.
+    var discoveryRound = 0
+    /// How the last discovery that failed ended, and its round.
+    var discoveryFailure: (round: Int, error: any Error)?
+    /// The tasks of the origin requests, by request number; a request's next try replaces its task.
     var tasks: [Int: Task<Void, Never>] = [:]
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Callers of `ResourceEngine.contentInfo` waiting for a discovery, by waiter number.
+    var infoWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var nextInfoWaiter = 0
     /// Counts state changes, so a reader never sleeps through one that happened before it waited.
     var changes: UInt64 = 0
     var users = 0
@@ -89,7 +98,7 @@ struct EntryInner {
     var leaseWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
 
     /// No user, nothing running and no slice out: the engine may be closed.
-    var isIdle: Bool { users == 0 && tasks.isEmpty && infoTask == nil && leases.isEmpty }
+    var isIdle: Bool { users == 0 && tasks.isEmpty && discoveryTask == nil && leases.isEmpty }
 
     /// How far opening the entry has come.
     enum Opening {

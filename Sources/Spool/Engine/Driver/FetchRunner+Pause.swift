@@ -14,8 +14,8 @@ extension FetchRunner {
     /// AsyncHTTPClient does), not taking the body makes TCP hand the link to others, and nothing received is
     /// lost, as it would be if the request were cancelled and sent again. Without it the body keeps arriving
     /// into memory whatever this does, so nothing is held back: an abandoned request stores what comes until
-    /// its grace ends. Not a stall: the watchdog's clock (`lastByte`) is held.
-    func holdBack(fetch id: Int, pausing: Bool, lastByte: LockedBox<Double>) async -> Bool {
+    /// its grace ends. Not a stall: the request's `StallWatch` is kept from firing.
+    func holdBack(fetch id: Int, pausing: Bool, watch: StallWatch) async -> Bool {
         let (gate, link, url) = (core.environment.gate, core.environment.link, core.url)
         let grace = core.policy.abandonedRequestGrace
         let started = LinkMonitor.now
@@ -41,7 +41,7 @@ extension FetchRunner {
                     paused = true
                     link.bodyPaused(url, at: LinkMonitor.now)
                 }
-                lastByte.withLock { $0 = LinkMonitor.now }
+                watch.touch()
                 try? await Task.sleep(nanoseconds: 20_000_000)
             }
         }

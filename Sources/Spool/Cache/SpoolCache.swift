@@ -119,9 +119,18 @@ public final class SpoolCache: Sendable {
     public func contentInfo(
         for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly
     ) async throws -> ContentInfo {
+        try await contentInfoAndStoredRanges(for: resource, firstRead: firstRead, extent: extent).info
+    }
+
+    /// `contentInfo(for:firstRead:extent:)`, with the bytes stored before it asked the origin for anything:
+    /// for a server that tells its client whether the answer came from the cache, without reading the index
+    /// record a second time (`cachedRanges(for:)` reads it from disk when the entry is not open).
+    package func contentInfoAndStoredRanges(
+        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly
+    ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
         let engine = acquire(resource)
         defer { release(engine) }
-        return try await engine.contentInfo(
+        return try await engine.contentInfoAndStoredRanges(
             near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound, extent: extent)
     }
 

@@ -46,8 +46,9 @@ final class ResourceEngine: Sendable {
     // MARK: Opening and closing
 
     /// Reads the index record and opens the data file, once, on `BlockingIO`; every other caller waits for
-    /// the first. Everything that reads the state awaits this first.
-    func open() async {
+    /// the first. Everything that reads the state awaits this first. The caller that opens runs `then` with
+    /// the lock held as soon as what was read is in the state, on the thread that read it.
+    func open(then: (@Sendable (inout EntryInner) -> Void)? = nil) async {
         let opener = inner.withLock { inner -> Bool? in
             switch inner.opening {
             case .done: return nil
@@ -70,18 +71,22 @@ final class ResourceEngine: Sendable {
             return
         }
         await afterEarlierClose()
-        let (key, environment) = (key, environment)
-        let found = (try? await BlockingIO.run { EntryOpening(key: key, environment: environment) }) ?? nil
-        let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
-            // A removal while the record was read (`removeAll`) leaves nothing to take in.
-            if let found, inner.state.generation == 0 { found.install(in: &inner, policy: environment.policy) }
-            defer { inner.opening = .done }
-            guard case .running(let waiters) = inner.opening else { return [] }
-            return waiters
+        let (key, environment, entry) = (key, environment, inner)
+        let problem = try? await BlockingIO.run { () -> SpoolProblem? in
+            let found = EntryOpening(key: key, environment: environment)
+            let waiters = entry.withLock { inner -> [CheckedContinuation<Void, Never>] in
+                // A removal while the record was read (`removeAll`) leaves nothing to take in.
+                if inner.state.generation == 0 { found.install(in: &inner, policy: environment.policy) }
+                defer { inner.opening = .done }
+                then?(&inner)
+                guard case .running(let waiters) = inner.opening else { return [] }
+                return waiters
+            }
+            for waiter in waiters { waiter.resume() }
+            return found.problem
         }
-        for waiter in waiters { waiter.resume() }
         // Outside every lock: the app's handler may call back into the cache.
-        if let problem = found?.problem { environment.problems.report(problem) }
+        if let problem = problem ?? nil { environment.problems.report(problem) }
     }
 
     /// Whether `open()` has finished.
@@ -194,17 +199,31 @@ final class ResourceEngine: Sendable {
     func contentInfo(near offset: Int64 = 0, until end: Int64? = nil, extent: ReadExtent = .mayStopEarly)
         async throws -> ContentInfo
     {
-        await open()
-        let (known, round, waiter) = inner.withLock { inner -> (ContentInfo?, Int, Int) in
-            if let info = inner.state.info { return (info, 0, 0) }
-            if inner.discoveryTask == nil {
-                inner.discoveryRound += 1
-                fetcher.startDiscovery(.init(offset: offset, end: end, extent: extent), in: &inner)
-            }
+        try await contentInfoAndStoredRanges(near: offset, until: end, extent: extent).info
+    }
+
+    /// `contentInfo`, with the bytes stored before it asked the origin for anything.
+    func contentInfoAndStoredRanges(near offset: Int64, until end: Int64?, extent: ReadExtent) async throws -> (
+        info: ContentInfo, storedBefore: ByteRangeSet
+    ) {
+        let discovery = FetchRunner.Discovery(offset: offset, end: end, extent: extent)
+        // Opening the entry starts the discovery where it ends, on the thread that read the record: a cold
+        // read's first request is not sent after a hop back to this task.
+        // What was stored is taken where the discovery starts, before its first bytes can land.
+        let storedAtOpen = LockedBox<ByteRangeSet?>(nil)
+        await open(then: { [fetcher] inner in
+            storedAtOpen.withLock { $0 = inner.state.stored }
+            guard inner.state.info == nil else { return }
+            fetcher.startDiscovery(discovery, in: &inner)
+        })
+        let (known, stored, round, waiter) = inner.withLock { inner -> (ContentInfo?, ByteRangeSet, Int, Int) in
+            let stored = storedAtOpen.withLock { $0 } ?? inner.state.stored
+            if let info = inner.state.info { return (info, stored, 0, 0) }
+            if inner.discoveryTask == nil { fetcher.startDiscovery(discovery, in: &inner) }
             inner.nextInfoWaiter += 1
-            return (nil, inner.discoveryRound, inner.nextInfoWaiter)
+            return (nil, stored, inner.discoveryRound, inner.nextInfoWaiter)
         }
-        if let known { return known }
+        if let known { return (known, stored) }
         // No record write here: its sync ran beside the first chunk's write and hand-over (0.35 ms of a 2.5 ms
         // cold first byte on loopback, and a core taken when both are busy). The record follows when the first
         // request ends or has stored `FetchPolicy.indexInterval`; a crash before costs only bytes fetched
@@ -217,7 +236,7 @@ final class ResourceEngine: Sendable {
         // A wake-up says only that something changed: look again until there is an outcome. Cancelled, the
         // caller stops waiting; the discovery goes on for the others.
         while true {
-            if let found = inner.withLock({ outcome($0) }) { return try found.get() }
+            if let found = inner.withLock({ outcome($0) }) { return (try found.get(), stored) }
             try Task.checkCancellation()
             await core.suspend(id: waiter, in: \.infoWaiters) { outcome($0) != nil }
         }

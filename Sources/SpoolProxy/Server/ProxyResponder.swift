@@ -112,9 +112,6 @@ struct ProxyResponder: Sendable {
         _ resource: Resource, origin: URL, for head: HTTPRequestHead, isHead: Bool, keepAlive: Bool,
         writer: Writer, pace: ClientPace?, record: inout ProxyLogRecord
     ) async throws {
-        // Measured before anything below starts filling the cache: asking for the content information
-        // brings the first bytes too.
-        let storedBefore = cache.cachedRanges(for: resource)
         // What a rewritten playlist names (`/w/…`) is read whole: one origin request, no pacing.
         let extent: ReadExtent = ProxyURLMapping.asksForWhole(head.uri) ? .whole : .mayStopEarly
         let pace = extent == .whole ? nil : pace
@@ -122,9 +119,12 @@ struct ProxyResponder: Sendable {
         // player's read has this one (the read-ahead starts with it). Told now, before anything can fail or the
         // player hang up: a player leaves as soon as it has the bytes, which can cancel this task before its end.
         if extent == .whole, !isHead { readAhead.played(origin, range: Self.firstRead(head)) }
+        // What was stored comes with the content information, as it was before anything was asked of the
+        // origin: asking for the content information brings the first bytes too.
         let info: ContentInfo
+        let storedBefore: ByteRangeSet
         do {
-            info = try await cache.contentInfo(
+            (info, storedBefore) = try await cache.contentInfoAndStoredRanges(
                 for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head), extent: isHead ? .mayStopEarly : extent
             )
         } catch {

@@ -18,6 +18,8 @@ extension FetchRunner {
     /// Starts a try of `discovery` in a task of its own, `delay` seconds from now, with the lock held. Its
     /// outcome is the state's content information or `EntryInner.discoveryFailure`, and readers are woken.
     func startDiscovery(_ discovery: Discovery, after delay: TimeInterval = 0, in inner: inout EntryInner) {
+        // A retry goes on with the round its waiters wait for; a new discovery starts one.
+        if discovery.failures == 0 { inner.discoveryRound += 1 }
         let watch = StallWatch(timeout: policy.stallTimeout)
         let task = Task {
             if delay > 0 {

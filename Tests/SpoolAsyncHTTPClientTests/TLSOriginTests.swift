@@ -48,6 +48,12 @@ final class TLSOriginTests: XCTestCase {
             if http2 {
                 XCTAssertEqual(link.counters.connectionsAccepted, 1, "\(log.count) requests on one connection")
             }
+            // A host nothing is known of gets a first request of twice `firstRequestSize` over HTTPS: the
+            // requests after it need a new connection's TLS handshake before their bytes come.
+            let first = 2 * FetchPolicy().firstRequestSize
+            XCTAssertEqual(
+                log.compactMap(\.range).first { $0.hasPrefix("bytes=0-") }, "bytes=0-\(first - 1)",
+                "\(version) \(http2)")
             // The engine sizes what it keeps in flight by whether the transport says requests share a connection.
             let response = try await HTTPOrigin(transport: transport).read(OriginReadRequest(url: url, range: 0..<1024))
             XCTAssertEqual(response.multiplexed, http2, "\(version), HTTP/2 offered: \(http2)")

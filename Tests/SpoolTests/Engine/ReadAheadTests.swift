@@ -113,6 +113,15 @@ final class ReadAheadTests: XCTestCase {
         }
     }
 
+    func testTheFirstRequestToAnUnknownHostIsTwiceAsLargeOverHTTPS() {
+        let base = policy.firstRequestSize
+        XCTAssertEqual(policy.firstRequestSize(for: URL(string: "http://cdn.example/a.mp4")!), base)
+        XCTAssertEqual(policy.firstRequestSize(for: URL(string: "https://cdn.example/a.mp4")!), 2 * base)
+        XCTAssertEqual(policy.firstRequestSize(for: URL(string: "HTTPS://cdn.example/a.mp4")!), 2 * base)
+        XCTAssertEqual(
+            FetchPolicy(firstRequestSize: 100_000).firstRequestSize(for: URL(string: "https://a/b")!), 200_000)
+    }
+
     func testBandwidthDelayMultipleScalesTheWindow() {
         let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 1)
         for (multiple, window) in [(0.5, Int64(100_000)), (1, 200_000), (2, 400_000)] {

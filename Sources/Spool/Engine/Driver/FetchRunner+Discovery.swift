@@ -40,10 +40,10 @@ extension FetchRunner {
         let link = environment.link.estimate(for: url)
         let start = max(0, discovery.offset)
         // Until its head arrives nothing else can be asked for: it carries a window and a piece (what the
-        // link carries until the requests sent on its head deliver), or `firstRequestSize` for a host
+        // link carries until the requests sent on its head deliver), or a first request's size for a host
         // nothing is known of.
         let ahead = policy.readAhead(afterConsuming: 0, link: link)
-        var size = link.roundTrip == nil ? policy.firstRequestSize : ahead.window + ahead.piece
+        var size = link.roundTrip == nil ? policy.firstRequestSize(for: url) : ahead.window + ahead.piece
         if discovery.extent == .whole { size = FetchPolicy.wholeRequestLimit }
         if let end = discovery.end, end > start {
             // A bounded read no larger than a first request is asked for whole: it is wanted whole, and a

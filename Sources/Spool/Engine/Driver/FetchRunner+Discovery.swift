@@ -20,17 +20,9 @@ extension FetchRunner {
     func startDiscovery(_ discovery: Discovery, after delay: TimeInterval = 0, in inner: inout EntryInner) {
         // A retry goes on with the round its waiters wait for; a new discovery starts one.
         if discovery.failures == 0 { inner.discoveryRound += 1 }
-        let watch = StallWatch(timeout: policy.stallTimeout)
-        let task = Task {
-            if delay > 0 {
-                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
-                    return endDiscovery(failure: error)
-                }
-            }
-            await discover(discovery, watch: watch)
-        }
-        watch.watch(task)
-        inner.discoveryTask = task
+        inner.discoveryTask = watchedTry(
+            after: delay, ifCancelledWaiting: { endDiscovery(failure: CancellationError()) },
+            body: { await discover(discovery, watch: $0) })
     }
 
     /// One try of `discovery`: a first range request from its offset where the origin allows it, otherwise
@@ -51,20 +43,13 @@ extension FetchRunner {
             size = end - start <= policy.firstRequestSize ? end - start : min(size, end - start)
         }
         let requested = start..<(start + size)
-        let sent = LinkMonitor.now
-        let newConnection = environment.link.requestSent(url, at: sent)
-        let response: OriginReadResponse
+        let (response, sent): (OriginReadResponse, TimeInterval)
         do {
-            // A response head that does not come is a stall (a silent link, a server that hangs).
-            watch.arm()
-            response = try await origin.read(OriginReadRequest(url: url, range: requested))
-            watch.touch()
-            environment.link.responded(
-                url, after: LinkMonitor.now - sent, newConnection: newConnection, multiplexed: response.multiplexed)
+            (response, sent) = try await send(OriginReadRequest(url: url, range: requested), watch: watch)
         } catch {
             watch.disarm()
             environment.link.requestEnded(url, reusable: false)
-            return await retry(discovery, after: watch.stop == .stalled ? SpoolError.timedOut : error)
+            return await retry(discovery, after: watch.explained(error))
         }
         let (id, cancelled, changed) = inner.withLock { inner -> (Int, [Task<Void, Never>], Bool) in
             let generation = inner.state.generation

@@ -26,17 +26,44 @@ struct FetchRunner: Sendable {
 
     /// Starts a try of request `id` in a task of its own, `delay` seconds from now, with the lock held.
     func startTry(_ id: Int, after delay: TimeInterval, isRetry: Bool, in inner: inout EntryInner) {
+        inner.tasks[id] = watchedTry(
+            after: delay, ifCancelledWaiting: { finishFetch(id, failure: nil) },
+            body: { await runTry(id, watch: $0, isRetry: isRetry) })
+    }
+
+    /// A task that runs `body` with the `StallWatch` that watches it, `delay` seconds from now; cancelled
+    /// while it waits, it runs `ifCancelledWaiting` instead. Every try of a request is one.
+    func watchedTry(
+        after delay: TimeInterval, ifCancelledWaiting: @escaping @Sendable () -> Void,
+        body: @escaping @Sendable (StallWatch) async -> Void
+    ) -> Task<Void, Never> {
         let watch = StallWatch(timeout: policy.stallTimeout)
         let task = Task {
             if delay > 0 {
                 do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
-                    return finishFetch(id, failure: nil)
+                    return ifCancelledWaiting()
                 }
             }
-            await runTry(id, watch: watch, isRetry: isRetry)
+            await body(watch)
         }
         watch.watch(task)
-        inner.tasks[id] = task
+        return task
+    }
+
+    /// Sends `request` and waits for its response head, which `watch` times as a stall; tells the link monitor
+    /// of both. The caller tells it of the request's end, as of one that failed here.
+    func send(_ request: OriginReadRequest, watch: StallWatch) async throws -> (
+        response: OriginReadResponse, sentAt: TimeInterval
+    ) {
+        let sentAt = LinkMonitor.now
+        let newConnection = environment.link.requestSent(url, at: sentAt)
+        // A response head that does not come is a stall too (a silent link, a server that hangs).
+        watch.arm()
+        let response = try await origin.read(request)
+        watch.touch()
+        environment.link.responded(
+            url, after: LinkMonitor.now - sentAt, newConnection: newConnection, multiplexed: response.multiplexed)
+        return (response, sentAt)
     }
 
     /// One try of request `id`, in the task `watch` watches: sends it (unless `opened` is the response to a
@@ -68,17 +95,9 @@ struct FetchRunner: Sendable {
             if let opened {
                 response = opened
             } else {
-                sentAt = LinkMonitor.now
-                let request = OriginReadRequest(url: url, range: range, validator: validator)
-                let newConnection = environment.link.requestSent(url, at: sentAt)
                 sending = true
-                // A response head that does not come is a stall too (a silent link, a server that hangs).
-                watch.arm()
-                response = try await origin.read(request)
-                watch.touch()
-                environment.link.responded(
-                    url, after: LinkMonitor.now - sentAt, newConnection: newConnection,
-                    multiplexed: response.multiplexed)
+                (response, sentAt) = try await send(
+                    OriginReadRequest(url: url, range: range, validator: validator), watch: watch)
                 absorb(response, requested: range.lowerBound, fetch: id)
             }
             let reached = try await receive(response, fetch: id, watch: watch) { progress.withLock { $0 = true } }
@@ -103,9 +122,8 @@ struct FetchRunner: Sendable {
     /// Carries out what the state decides after try `watch` of request `id` failed with `error`.
     private func failed(_ id: Int, error: any Error, watch: StallWatch, progressed: Bool) {
         // The watch's own cancellations are not the readers': a stall is retried as a timeout.
-        let stop = watch.stop
-        let error = stop == .stalled ? SpoolError.timedOut : error
-        let cancelled = Task.isCancelled && stop == nil
+        let error = watch.explained(error)
+        let cancelled = Task.isCancelled && watch.stop == nil
         let verdict = inner.withLock { inner in
             let verdict = inner.state.fetchFailed(
                 id, error: error, progressed: progressed, cancelled: cancelled, at: LinkMonitor.now)
@@ -158,7 +176,6 @@ struct FetchRunner: Sendable {
             }
             var failure: (any Error)?
             var arrivedAt = response.offset
-            watch.touch()
             do {
                 for try await chunk in response.body {
                     watch.touch()

@@ -80,6 +80,12 @@ final class StallWatch: Sendable {
         state.withLock { $0.stop }
     }
 
+    /// What `error`, which ended the try, means: `SpoolError.timedOut` when the watch cancelled it as stalled
+    /// (the cancellation surfaces as whatever the transport throws), otherwise `error` itself.
+    func explained(_ error: any Error) -> any Error {
+        stop == .stalled ? SpoolError.timedOut : error
+    }
+
     private func end(_ reason: Stop) {
         let task = state.withLock { state -> Task<Void, Never>? in
             guard state.stop == nil else { return nil }

@@ -43,8 +43,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for client in clients { client.shutdown().whenComplete { _ in } }
     }
 
-    /// AsyncHTTPClient reads the socket again only once the body's last chunk was taken.
+    /// AsyncHTTPClient reads the socket again only once the body's last chunk was taken. Over HTTP/2 an
+    /// unread stream still receives up to its window (8 MiB, see `initialStreamWindow`) of its range.
     public var pausesUnreadBodies: Bool { true }
+
+    /// HTTP/2 streams start with an 8 MiB window here (AsyncHTTPClient's own target, advertised from the
+    /// connection's start: see `HTTP2Windows`).
+    public var initialStreamWindow: Int64 { Int64(HTTP2Windows.size) }
 
     /// Sends `request` without following redirects; `request.timeoutInterval` bounds the time to the
     /// response head (connecting included) and then each wait for the next body bytes.
@@ -107,6 +112,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
         configuration.tlsConfiguration = Self.tlsConfiguration(trusting: additionalTrustRoots)
+        // AsyncHTTPClient offers no setting for HTTP/2's windows; this hook runs once per connection, before
+        // its first request.
+        configuration.http2ConnectionDebugInitializer = { HTTP2Windows.open(on: $0) }
         return configuration
     }
 

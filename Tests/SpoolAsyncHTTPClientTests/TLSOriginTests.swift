@@ -11,12 +11,12 @@ import XCTest
 final class TLSOriginTests: XCTestCase {
     private let length = 2_000_000
 
-    private func serve(_ tls: NginxTLS) throws -> (NginxOrigin, URL) {
+    private func serve(_ tls: NginxTLS, logsDebug: Bool = false) throws -> (NginxOrigin, URL) {
         let www = FileManager.default.temporaryDirectory.appendingPathComponent("spool-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: www) }
         try TestContent.writeGenerated(seed: 61, length: Int64(length), to: www.appendingPathComponent("a.mp4"))
-        let nginx = try NginxOrigin(serving: www, tls: tls)
+        let nginx = try NginxOrigin(serving: www, tls: tls, logsDebug: logsDebug)
         addTeardownBlock { nginx.stop() }
         return (nginx, www)
     }
@@ -61,6 +61,30 @@ final class TLSOriginTests: XCTestCase {
             await cache.close()
             await transport.shutdown()
         }
+    }
+
+    /// AsyncHTTPClient advertises HTTP/2's 64 KiB windows and grows a stream's only once its first bytes
+    /// arrive, so each new stream (each range request) carried 64 KiB in its first round trip. The transport
+    /// opens the windows of new streams and of the connection to 8 MiB before the connection's first request,
+    /// as the origin's own debug log shows, and tells the engine so.
+    func testHTTP2WindowsAreOpenBeforeTheFirstRequest() async throws {
+        let authority = try TestCertificateAuthority()
+        let (nginx, _) = try serve(NginxTLS(authority: authority, http2: true), logsDebug: true)
+        let transport = AsyncHTTPClientTransport(additionalTrustRoots: [authority.certificateFile])
+        let response = try await HTTPOrigin(transport: transport).read(
+            OriginReadRequest(url: nginx.url(for: "a.mp4"), range: 0..<1024))
+        for try await _ in response.body {}
+        await transport.shutdown()
+        XCTAssertTrue(response.multiplexed)
+        XCTAssertEqual(response.initialStreamWindow, 8 << 20)
+        let log = try nginx.errorLog()
+        let settings = try XCTUnwrap(
+            log.range(of: "http2 setting 4:\(8 << 20)"), "the stream window: \(log.suffix(3000))")
+        let update = try XCTUnwrap(
+            log.range(of: "http2 WINDOW_UPDATE frame sid:0 window:\((8 << 20) - 65_535)"), "the connection's")
+        let request = try XCTUnwrap(log.range(of: "http2 HEADERS frame sid:1 "), "the first request")
+        XCTAssertLessThan(settings.lowerBound, request.lowerBound)
+        XCTAssertLessThan(update.lowerBound, request.lowerBound)
     }
 
     /// A response the engine stops reading over HTTPS (a seek, a player gone) closes its connection at once: the

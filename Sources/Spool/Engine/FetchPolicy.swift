@@ -50,7 +50,8 @@ public struct FetchPolicy: Sendable, Hashable {
     /// hang up and ask again nearby: ffmpeg leaves a read to fetch a `moov` at the end and comes back;
     /// AVPlayer replaces its loading requests. Cancelled at once, such a request's bytes in flight are lost
     /// and the origin sends them twice; joined, they arrive once. Meanwhile it is paused where the transport
-    /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold) and
+    /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold, or over
+    /// HTTP/2 the stream's window) and
     /// stores what keeps arriving otherwise (URLSession). Past the grace it is cancelled. It is cancelled at
     /// once when the player's next read starts requests elsewhere than the resource's tail (a seek: it would
     /// take the link the seek's first bytes wait for), and a read ahead of playback's always is (a preload
@@ -173,14 +174,15 @@ public struct FetchPolicy: Sendable, Hashable {
         let extraWait: TimeInterval
         if link.multiplexed {
             // Requests share a connection (HTTP/2), as the transport said: no handshake, and idle connections
-            // mean nothing. A new stream's bytes queue behind the others' on it: half a round trip. A stream
-            // carries only its initial flow-control window until the client's window update, sent on its
-            // first bytes, reaches the server: a round trip for the rest of a larger piece. Measured on
-            // broadband over HTTP/2 (medians of 3 runs, 3 times): time to 1 MiB 1.00 x direct (1.09-1.28
-            // without the half round trip where a connection looked idle), 4 MiB 1.05-1.07 (1.21 before);
-            // a 20-seek session's link bytes 1.8-1.9 x those played, against 1.6: an abandoned stream's
-            // bytes already in the server's send buffer still cross the link.
-            extraWait = piece > Self.initialStreamWindow ? roundTrip : roundTrip / 2
+            // mean nothing. A new stream carries only its initial flow-control window until the client's
+            // window update, sent on its first bytes, reaches the server: a round trip more for the rest of
+            // a larger piece. Measured on broadband over HTTP/2 (medians of 3 runs), AsyncHTTPClient with
+            // 8 MiB windows: a 20-seek session's link bytes 1.61 x those played with no extra wait, 1.90 with
+            // the half round trip once added for a new stream's bytes queueing behind the others' (which
+            // was the small windows' doing), times to 1 and 4 MiB and the full read the same. With 64 KiB
+            // windows, leaving out the round trip for larger pieces made time to 4 MiB 1.21 x direct
+            // (1.05 with it) and the full read 0.81 (0.86).
+            extraWait = piece > link.initialStreamWindow ? roundTrip : 0
         } else {
             // Without an idle connection, the request waits the handshakes more for its first byte: one round
             // trip over HTTP, two over TLS 1.3; a transport that does not say it multiplexes but sends new
@@ -190,10 +192,6 @@ public struct FetchPolicy: Sendable, Hashable {
         let fill = Int64((product * bandwidthDelayMultiple + rate * extraWait).rounded())
         return (max(fill, piece + piece / 2), piece)
     }
-
-    /// The initial flow-control window of an HTTP/2 stream, in the settings AsyncHTTPClient (and URLSession
-    /// until it grows it) advertises: what a new stream carries before the client's first window update.
-    package static let initialStreamWindow: Int64 = 65_535
 
     /// Whether a request that failed with `error`, after `failuresInARow` failures without a byte in between,
     /// is tried again: a transient failure up to `retryLimit` times, and one that says the link went silent

@@ -22,4 +22,6 @@ struct LinkEstimate: Sendable, Hashable {
     /// Whether the host's latest response came over a connection shared by several requests (HTTP/2), as
     /// its transport said: connections are then not what a new request waits for.
     var multiplexed = false
+    /// With `multiplexed`, what a new stream there carries before the client's first window update.
+    var initialStreamWindow = OriginReadResponse.defaultStreamWindow
 }

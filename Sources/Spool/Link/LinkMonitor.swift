@@ -62,6 +62,8 @@ final class LinkMonitor: Sendable {
         var firstWait: TimeInterval?
         /// What the latest response's transport said of its connection.
         var multiplexed = false
+        /// What it said of a new stream's flow-control window there.
+        var initialStreamWindow = OriginReadResponse.defaultStreamWindow
         var rates: [Double] = []
         var receiving = 0
         /// A body started (or resumed) while no other was arriving, and its first chunk has not come yet. That
@@ -123,7 +125,8 @@ final class LinkMonitor: Sendable {
                 connectionSetup: roundTrip.map { trip in
                     max(0, (host.handshakeRoundTrips.minimum ?? host.firstWait ?? trip) - trip)
                 },
-                deliveryBytesPerSecond: host.negatedDeliveries.minimum.map { -$0 }, multiplexed: host.multiplexed)
+                deliveryBytesPerSecond: host.negatedDeliveries.minimum.map { -$0 }, multiplexed: host.multiplexed,
+                initialStreamWindow: host.initialStreamWindow)
         }
     }
 
@@ -164,13 +167,15 @@ final class LinkMonitor: Sendable {
     }
 
     /// A request to `url` got its response head `seconds` after it was sent; `newConnection` is what
-    /// `requestSent` said of it, `multiplexed` what the transport said of the response's connection.
+    /// `requestSent` said of it, `multiplexed` and `initialStreamWindow` what the transport said of the
+    /// response's connection.
     func responded(
         _ url: URL, after seconds: TimeInterval, newConnection: Bool, multiplexed: Bool = false,
-        at now: TimeInterval = LinkMonitor.now
+        initialStreamWindow: Int64 = OriginReadResponse.defaultStreamWindow, at now: TimeInterval = LinkMonitor.now
     ) {
         update(url) { host in
             host.multiplexed = multiplexed
+            host.initialStreamWindow = initialStreamWindow
             if host.firstWait == nil { host.firstWait = max(0, seconds) }
             if newConnection {
                 host.handshakeRoundTrips.add(max(0, seconds), at: now)

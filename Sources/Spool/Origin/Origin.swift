@@ -62,19 +62,26 @@ public struct OriginReadResponse: Sendable {
     /// memory.
     public var pausesWhileUnread: Bool
     /// Whether the response came over a connection that carries several requests at once (HTTP/2 or
-    /// HTTP/3): a new request then costs no handshake, but its stream starts with a small flow-control
-    /// window. `false` when the origin cannot tell.
+    /// HTTP/3): a new request then costs no handshake, but its stream starts with `initialStreamWindow`.
+    /// `false` when the origin cannot tell.
     public var multiplexed: Bool
+    /// With `multiplexed`, the flow-control window a new stream on that connection starts with: what the
+    /// server sends before the client's first window update, a round trip later.
+    public var initialStreamWindow: Int64
+
+    /// HTTP/2's initial flow-control window of a stream (RFC 9113 §6.9.2).
+    public static let defaultStreamWindow: Int64 = 65_535
 
     /// A response whose body starts at `offset`.
     public init(
         offset: Int64, info: ContentInfo, body: AsyncThrowingStream<Data, any Error>, pausesWhileUnread: Bool = false,
-        multiplexed: Bool = false
+        multiplexed: Bool = false, initialStreamWindow: Int64 = OriginReadResponse.defaultStreamWindow
     ) {
         self.offset = offset
         self.info = info
         self.body = body
         self.pausesWhileUnread = pausesWhileUnread
         self.multiplexed = multiplexed
+        self.initialStreamWindow = initialStreamWindow
     }
 }

@@ -14,6 +14,8 @@ struct NginxConfig {
     var tls: NginxTLS? = nil
     /// The kernel send buffer of every connection (`listen … sndbuf=`), `nil` for the kernel's autotuning.
     var sendBufferBytes: Int? = nil
+    /// Whether the error log records nginx's debug lines too (the HTTP/2 frames a client sent, among others).
+    var logsDebug = false
 
     var accessLog: URL { prefix.appendingPathComponent("access.log") }
     var errorLog: URL { prefix.appendingPathComponent("error.log") }
@@ -38,7 +40,7 @@ struct NginxConfig {
         return """
             \(user)worker_processes 1;
             pid \(dir)/nginx.pid;
-            error_log \(errorLog.path) warn;
+            error_log \(errorLog.path) \(logsDebug ? "debug" : "warn");
             events {
                 worker_connections 1024;
             }

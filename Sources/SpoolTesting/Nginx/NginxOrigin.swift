@@ -42,9 +42,12 @@ public final class NginxOrigin: Sendable {
     /// what a real server's kernel sizes for a real path (about two bandwidth-delay products): on loopback
     /// autotuning grows it to megabytes, which an HTTP/2 client that resets a stream still has to receive
     /// across the link (an HTTP/1.1 client closes the connection and they are dropped).
+    ///
+    /// With `logsDebug`, `errorLog()` holds nginx's debug lines too, such as the HTTP/2 settings and window
+    /// updates a client sent (Debian's nginx is built `--with-debug`).
     public init(
         serving directory: URL, executable: URL = NginxOrigin.defaultExecutable, tls: NginxTLS? = nil,
-        sendBufferBytes: Int? = nil
+        sendBufferBytes: Int? = nil, logsDebug: Bool = false
     ) throws {
         let prefix = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-nginx-\(UUID().uuidString)", isDirectory: true)
@@ -53,12 +56,14 @@ public final class NginxOrigin: Sendable {
             executable: executable, prefix: prefix, errorLog: NginxConfig(prefix: prefix, root: root, port: 0).errorLog
         ) { port in
             let config = NginxConfig(
-                prefix: prefix, root: root, port: port, tls: tls, sendBufferBytes: sendBufferBytes)
+                prefix: prefix, root: root, port: port, tls: tls, sendBufferBytes: sendBufferBytes,
+                logsDebug: logsDebug)
             try config.write()
             return config.file
         }
         self.port = port
-        config = NginxConfig(prefix: prefix, root: root, port: port, tls: tls, sendBufferBytes: sendBufferBytes)
+        config = NginxConfig(
+            prefix: prefix, root: root, port: port, tls: tls, sendBufferBytes: sendBufferBytes, logsDebug: logsDebug)
         process = Locked(child)
     }
 
@@ -100,6 +105,12 @@ public final class NginxOrigin: Sendable {
             if entries.count >= count || Date() >= deadline { return entries }
             Thread.sleep(forTimeInterval: 0.01)
         }
+    }
+
+    /// The error log so far: warnings, and with `logsDebug` nginx's debug lines.
+    public func errorLog() throws -> String {
+        guard FileManager.default.fileExists(atPath: config.errorLog.path) else { return "" }
+        return try String(contentsOf: config.errorLog, encoding: .utf8)
     }
 
     /// Sum of `$body_bytes_sent` over the access log.

@@ -97,6 +97,17 @@ final class LinkMonitorTests: XCTestCase {
         XCTAssertFalse(monitor.estimate(for: url).multiplexed, "the origin went back to HTTP/1.1")
     }
 
+    func testANewStreamsWindowIsWhatTheLatestResponseSaid() {
+        let monitor = LinkMonitor()
+        let now = LinkMonitor.now
+        XCTAssertEqual(monitor.estimate(for: url).initialStreamWindow, 65_535, "HTTP/2's default until told")
+        monitor.responded(
+            url, after: 0.05, newConnection: true, multiplexed: true, initialStreamWindow: 8 << 20, at: now)
+        XCTAssertEqual(monitor.estimate(for: url).initialStreamWindow, 8 << 20)
+        monitor.responded(url, after: 0.05, newConnection: false, multiplexed: true, at: now + 1)
+        XCTAssertEqual(monitor.estimate(for: url).initialStreamWindow, 65_535, "another transport's default")
+    }
+
     func testTheRateIsTheMedianOfRecentSamples() {
         let monitor = LinkMonitor()
         let start = LinkMonitor.now

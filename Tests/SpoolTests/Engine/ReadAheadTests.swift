@@ -42,11 +42,18 @@ final class ReadAheadTests: XCTestCase {
                 4 * 1024 * Self.kibibyte, 400_000, 250_000
             ),
             (
-                "broadband over HTTP/2, pieces within a stream's initial window: half a round trip, idle or not",
+                "broadband over HTTP/2, pieces within a stream's initial window: their bytes come a round trip on",
                 LinkEstimate(
                     roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
                     multiplexed: true),
-                0, 300_000, 50_000
+                0, 200_000, 50_000
+            ),
+            (
+                "broadband over HTTP/2 with 8 MiB stream windows (AsyncHTTPClientTransport): grown pieces need no more",
+                LinkEstimate(
+                    roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
+                    multiplexed: true, initialStreamWindow: 8 << 20),
+                4 * 1024 * Self.kibibyte, 375_000, 250_000
             ),
             (
                 "HTTP/1.1 with a connection believed idle: no handshake to cover, whatever was measured",

@@ -62,7 +62,8 @@ struct FetchRunner: Sendable {
         let response = try await origin.read(request)
         watch.touch()
         environment.link.responded(
-            url, after: LinkMonitor.now - sentAt, newConnection: newConnection, multiplexed: response.multiplexed)
+            url, after: LinkMonitor.now - sentAt, newConnection: newConnection, multiplexed: response.multiplexed,
+            initialStreamWindow: response.initialStreamWindow)
         return (response, sentAt)
     }
 

@@ -82,14 +82,16 @@ public final class HTTPOrigin: Origin {
             return OriginReadResponse(
                 offset: range.lowerBound,
                 info: head.contentInfo(length: total, acceptsRanges: true, requested: request.url), body: body,
-                pausesWhileUnread: transport.pausesUnreadBodies, multiplexed: head.multiplexed)
+                pausesWhileUnread: transport.pausesUnreadBodies, multiplexed: head.multiplexed,
+                initialStreamWindow: transport.initialStreamWindow)
         case 200:
             guard let length = head.contentLength else {
                 throw SpoolError.invalidResponse("200 without Content-Length to a range request")
             }
             return OriginReadResponse(
                 offset: 0, info: head.contentInfo(length: length, acceptsRanges: false, requested: request.url),
-                body: body, pausesWhileUnread: transport.pausesUnreadBodies, multiplexed: head.multiplexed)
+                body: body, pausesWhileUnread: transport.pausesUnreadBodies, multiplexed: head.multiplexed,
+                initialStreamWindow: transport.initialStreamWindow)
         case 416:
             await Self.drain(body)
             let length = head.contentRange?.total ?? -1

@@ -31,9 +31,18 @@ public protocol HTTPTransport: Sendable {
     /// transport says otherwise: its bodies keep arriving into memory, and the engine then stores them
     /// rather than holding them back (see `OriginReadResponse.pausesWhileUnread`).
     var pausesUnreadBodies: Bool { get }
+
+    /// The flow-control window, in bytes, that a new HTTP/2 stream starts with, as the transport
+    /// advertises it: what the server sends of a response before the client's first window update, which
+    /// comes a round trip later. HTTP/2's default (65,535) unless a transport says otherwise; the engine
+    /// sizes what it keeps in flight over multiplexed connections with it.
+    var initialStreamWindow: Int64 { get }
 }
 
 extension HTTPTransport {
     /// Transports buffer what arrives unless they say otherwise.
     public var pausesUnreadBodies: Bool { false }
+
+    /// HTTP/2's initial stream window (RFC 9113 §6.9.2), unless a transport says otherwise.
+    public var initialStreamWindow: Int64 { OriginReadResponse.defaultStreamWindow }
 }

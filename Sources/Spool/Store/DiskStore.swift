@@ -74,14 +74,20 @@ final class DiskStore: Sendable {
 
     /// The record of `key`, checked against its data file; `nil` if there is none or it cannot be trusted.
     func record(key: String) -> EntryRecord? {
+        checkedRecord(key: key)?.record
+    }
+
+    /// The record of `key` with its claims beyond the resource or beyond the data file's end dropped, not
+    /// believed, and the claims dropped so (`nil` if there is none or it cannot be trusted).
+    func checkedRecord(key: String) -> (record: EntryRecord, beyondData: ByteRangeSet)? {
         guard var record = storedRecord(key: key) else { return nil }
-        // Claims beyond the resource or beyond the data file's end are dropped, not believed.
         // stat(2), not FileManager's attributes, which look up owner and group names for every file.
         var status = stat()
         let fileSize = stat(dataURL(key).path, &status) == 0 ? Int64(status.st_size) : 0
         let limit = min(record.info.length, fileSize)
+        let beyondData = record.ranges.intersection(limit..<Int64.max)
         record.ranges.remove(limit..<Int64.max)
-        return record
+        return (record, ByteRangeSet(beyondData))
     }
 
     /// What identifies the current version of `key`'s record file (inode, size, modification time), so a

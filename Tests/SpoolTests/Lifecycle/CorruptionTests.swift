@@ -190,6 +190,31 @@ final class CorruptionTests: XCTestCase {
         }
     }
 
+    /// A record that claims more than its data file holds (the file emptied or cut short) has those claims
+    /// dropped at open, and they stay dropped once the file grows again past them: merging the record on disk
+    /// into the one saved must not take them back, nor must taking in "another process's" bytes. Refetching
+    /// only the middle of an emptied entry wrote 1.5 MB at 2 MB; the saved record claimed everything below
+    /// 2.5 MB as well, holes included (its checksums failed on the next read; in the loop of
+    /// `testDeletedOrTruncatedDataFileLosesOnlyCachedBytes` it cost a refetched block its end).
+    func testClaimsDroppedForAShortDataFileStayDroppedWhenTheFileGrows() async throws {
+        let setup = try await filledCache()
+        try Data().write(to: setup.dataFile)
+        let middle: Range<Int64> = 2_000_000..<2_500_000
+        let cache = try Durability.openCache(setup.directory)
+        try await Durability.verifyRead(cache, setup.url, middle, expected: expected)
+        let resource = Resource(url: setup.url)
+        let whileOpen = cache.cachedRanges(for: resource)
+        await cache.close()
+        let reopened = try Durability.openCache(setup.directory, origin: Durability.UnreachableOrigin())
+        let saved = reopened.cachedRanges(for: resource)
+        await reopened.close()
+        for claims in [whileOpen, saved] {
+            XCTAssertFalse(claims.isEmpty)
+            XCTAssertFalse(claims.contains(0..<1), "claims \(claims): the start was never fetched again")
+            XCTAssertGreaterThanOrEqual(claims.ranges.first?.lowerBound ?? 0, 1_900_000, "claims \(claims)")
+        }
+    }
+
     // MARK: (b) damaged index records
 
     func testGarbledIndexRecordsNeverServeWrongBytesAndTheCacheStillOpens() async throws {

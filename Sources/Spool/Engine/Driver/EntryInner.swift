@@ -78,8 +78,9 @@ struct EntryInner {
     /// Counts the changes that can invalidate a read done off the lock: stored bytes discarded (damage,
     /// eviction, a new version) and another process's bytes adopted into blocks checked here.
     var revisions: UInt64 = 0
-    /// Bytes found damaged here: never taken back from another process's record, or a reader could go
-    /// round between adopting and rejecting them.
+    /// Bytes found damaged here, or claimed by the record beyond its data file's end when the entry opened
+    /// (the file was cut short or emptied): never taken back from a record on disk, or a reader could go round
+    /// between adopting and rejecting them, and a file grown again past them would have them claimed as holes.
     var distrusted = ByteRangeSet()
     /// What a version change still has to do on disk (see `VersionReset`); no bytes are written until it is
     /// done.

@@ -8,13 +8,18 @@ struct EntryOpening: Sendable {
     let file: BlockFile?
     let recordStamp: [Int64]?
     let trusted: Set<Int64>
+    /// What the record claimed beyond its data file's end (the file was cut short or emptied): the record on
+    /// disk still names these bytes, and a file grown again past them holds holes there.
+    let beyondData: ByteRangeSet
     /// What was wrong, for the caller to report outside every lock.
     let problem: SpoolProblem?
 
     /// Reads the entry `key`; blocking.
     init(key: String, environment: EngineEnvironment) {
         let store = environment.store
-        var record = store.record(key: key)
+        let checked = store.checkedRecord(key: key)
+        var record = checked?.record
+        beyondData = checked?.beyondData ?? ByteRangeSet()
         var problem: SpoolProblem?
         if let found = record, found.keyCheck != environment.codec.keyCheck {
             // Sealed with another key, or with none: nothing in it can be read; start afresh.
@@ -50,5 +55,6 @@ struct EntryOpening: Sendable {
         inner.edgeSums = record.edgeSums
         inner.savedLastAccess = record.lastAccess
         inner.trusted = trusted
+        inner.distrusted = beyondData
     }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP2
+import Spool
 
 /// Opens an HTTP/2 connection's receive windows to the size AsyncHTTPClient grows them to, as soon as the
 /// connection is up, instead of one round trip after each stream's first bytes.
@@ -23,13 +24,11 @@ enum HTTP2Windows {
         let settings = HTTP2Frame(
             streamID: .rootStream,
             payload: .settings(.settings([HTTP2Setting(parameter: .initialWindowSize, value: size)])))
-        // A connection starts with HTTP/2's default window, which settings cannot change (RFC 9113 §6.9.2).
+        // A connection's window starts at a stream's default, and settings cannot change it (RFC 9113 §6.9.2).
         let connection = HTTP2Frame(
-            streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: size - defaultWindow))
+            streamID: .rootStream,
+            payload: .windowUpdate(windowSizeIncrement: size - Int(OriginReadResponse.defaultStreamWindow)))
         channel.write(settings, promise: nil)
         return channel.writeAndFlush(connection)
     }
-
-    /// HTTP/2's initial window of a stream and of a connection (RFC 9113 §6.9.2).
-    static let defaultWindow = 65_535
 }

@@ -51,11 +51,10 @@ public struct FetchPolicy: Sendable, Hashable {
     /// AVPlayer replaces its loading requests. Cancelled at once, such a request's bytes in flight are lost
     /// and the origin sends them twice; joined, they arrive once. Meanwhile it is paused where the transport
     /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold, or over
-    /// HTTP/2 the stream's window) and
-    /// stores what keeps arriving otherwise (URLSession). Past the grace it is cancelled. It is cancelled at
-    /// once when the player's next read starts requests elsewhere than the resource's tail (a seek: it would
-    /// take the link the seek's first bytes wait for), and a read ahead of playback's always is (a preload
-    /// left by a swipe). 0 cancels at once.
+    /// HTTP/2 the stream's window) and stores what keeps arriving otherwise (URLSession). Past the grace it
+    /// is cancelled. It is cancelled at once when the player's next read starts requests elsewhere than the
+    /// resource's tail (a seek: it would take the link the seek's first bytes wait for), and a read ahead of
+    /// playback's always is (a preload left by a swipe). 0 cancels at once.
     public var abandonedRequestGrace: TimeInterval
     /// How many times a failed request is tried again in a row without receiving a byte, when the origin
     /// answered (an error status) or refused the connection.

@@ -7,7 +7,8 @@ import XCTest
 /// scenario with numbers. The two-minute `--quick` mode is for people, not for CI.
 final class BenchRunCommandTests: XCTestCase {
     private let scenarios = [
-        "1", "1b", "2a", "2b", "3a", "3b", "3c", "3d", "3e", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c", "7d", "8",
+        "1", "1b", "2a", "2b", "3a", "3b", "3c", "3d", "3e", "3f", "3g", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c",
+        "7d", "8",
     ]
 
     func testTinyRunPrintsEveryScenarioWithNumbersAndWritesTheSameAsJSON() throws {

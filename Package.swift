@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // `swift package generate-documentation`: the DocC articles, built in CI with warnings as errors.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The engine. Foundation and swift-crypto only: an iOS app links it, so never SwiftNIO.
@@ -38,6 +40,9 @@ let package = Package(
         // The README's AVPlayer quick start as a target of its own, so that CI compiles it for iOS and macOS as
         // written (a test keeps the two the same); empty on Linux, which has no AVFoundation. Not a product.
         .target(name: "SpoolQuickStart", dependencies: ["Spool", "SpoolAVFoundation"]),
+        // The Swift samples of the DocC articles that need no AVFoundation, compiled on every build (the tests
+        // check that the articles show them as written). Not a product.
+        .target(name: "SpoolSamples", dependencies: ["Spool", "SpoolProxy", "SpoolAsyncHTTPClient"]),
         // Linux only (every file is inside `#if os(Linux)`, so the module is empty elsewhere): the AVFoundation
         // surface the adapter needs, declared as Apple's SDKs declare it, and a player simulator driving it the
         // way AVPlayer does, with the recorded AVPlayer traces.

@@ -1,8 +1,8 @@
-// The README's AVPlayer quick start, line for line between the markers (ReadmeQuickStartTests compares them),
+// The README's AVPlayer quick start, line for line between the markers (DocSamplesTests compares them),
 // so that what a newcomer copies is what CI compiles for iOS 15 and macOS 12 (`../shared/apple/check`).
 // AVFoundation exists on Apple platforms only: on Linux this target is empty.
 #if canImport(AVFoundation)
-// quick-start begins
+// sample begins
 import AVFoundation
 import Spool
 import SpoolAVFoundation
@@ -24,5 +24,5 @@ final class TrackPlayer {
         player.play()
     }
 }
-// quick-start ends
+// sample ends
 #endif

@@ -17,7 +17,7 @@ struct Serve: AsyncParsableCommand {
             Prints the base URL on the first line of standard output, then serves until SIGINT or SIGTERM, \
             when it closes every connection and writes the cache index before exiting. GET /statistics gives \
             the cache's counters as JSON; PUT /preload with a feed's items keeps the next ones preloaded \
-            (see the README).
+            (see the article "Preloading a feed" in Sources/Spool/Spool.docc).
             """)
 
     @Option(

@@ -142,7 +142,7 @@ final class CommandLineTests: XCTestCase {
     #endif
 
     func testDemoAcrossEveryEmulatedLinkComparesWithNoCacheAndItsSecondPassIsFree() throws {
-        // Every profile the README names: over mobile and the others the second pass once counted tens of KB
+        // Every profile the command line article names: over mobile and the others the second pass once counted tens of KB
         // that the first pass's abandoned requests brought after it ended.
         for profile in LinkProfile.all.map(\.name) {
             let result = try CommandRunner().run(["demo", "--size", "8388608", "--link", profile])

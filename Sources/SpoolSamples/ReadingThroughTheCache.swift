@@ -7,24 +7,27 @@
 import Foundation
 import Spool
 
-/// Plays a range of a track through the cache, then warms up the next track.
-func playRange(of trackURL: URL, thenPrefetch nextTrackURL: URL, token: String, feed: (Data) -> Void) async throws {
+/// The app's one cache for its media, opened at launch and shared by everything that plays.
+func openMediaCache(token: String) throws -> SpoolCache {
     let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
-    let cache = try SpoolCache(
+    return try SpoolCache(
         configuration: SpoolConfiguration(
             directory: caches.appendingPathComponent("media"),
-            origin: HTTPOrigin(modifier: .headers(["Authorization": "Bearer \(token)"]))
+            origin: HTTPOrigin(modifier: .headers(["Authorization": "Bearer \(token)"])),
+            limits: CacheLimits(maxBytes: 2 << 30)
         ))
+}
 
+/// Plays a range of a track through the cache, then warms up the next track.
+func playRange(of trackURL: URL, thenPrefetch nextURL: URL, cache: SpoolCache, feed: (Data) -> Void) async throws {
     // Bytes 1 000 000 … 1 065 535, from disk where cached, from the origin where not.
     for try await chunk in cache.read(trackURL, from: 1_000_000, length: 65_536) {
         feed(chunk)
     }
 
     let info = try await cache.contentInfo(for: trackURL)  // length, MIME type, ETag; offline once known
-    print(info.length, info.mimeType ?? "no type")
-    try await cache.prefetch(Resource(url: nextTrackURL), length: 512 * 1024)
+    print(info.length, info.mimeType ?? "no type", cache.cachedRanges(for: trackURL))
+    try await cache.prefetch(nextURL, length: 512 * 1024)  // gives way to reads that play
     print(cache.entry(for: trackURL)?.fractionCached ?? 0)
-    await cache.close()  // before the process exits
 }
 // sample ends

@@ -10,8 +10,11 @@ import Foundation
 /// }
 /// ```
 ///
-/// Readers of the same bytes at the same time share one origin request. One `SpoolCache` per directory
-/// and process.
+/// Readers of the same bytes at the same time share one origin request, so an app opens one `SpoolCache` per
+/// directory and shares it (its `SpoolAsset`s, its `SpoolProxy` and its preloader take the same one). Two
+/// caches on one directory, in one process or in two (an app and its extension), share it as two processes
+/// do: both fill it and their index records merge, but each has its own requests, so bytes both read at once
+/// may be fetched by each.
 public final class SpoolCache: Sendable {
     /// The configuration the cache was opened with.
     public let configuration: SpoolConfiguration
@@ -48,9 +51,7 @@ public final class SpoolCache: Sendable {
     }
 
     /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end. A `.prefetch` read
-    /// starts no origin request while a `.playback` read of this cache waits for origin bytes. `extent` says
-    /// whether the caller may stop early (a player: small requests first) or takes every byte (`.whole`: one
-    /// request for what is missing).
+    /// starts no origin request while a `.playback` read of this cache waits for origin bytes.
     ///
     /// `consumer` is for a caller that passes the bytes on through buffers it cannot see into, such as a
     /// socket, and so runs ahead of whoever takes them in the end. A read that has delivered bytes from disk
@@ -60,7 +61,16 @@ public final class SpoolCache: Sendable {
     /// See <doc:ReadingThroughBuffers>.
     public func read(
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
-        extent: ReadExtent = .mayStopEarly, consumer: (@Sendable () async throws -> Void)? = nil
+        consumer: (@Sendable () async throws -> Void)? = nil
+    ) -> ByteStream {
+        read(resource, from: offset, length: length, priority: priority, extent: .mayStopEarly, consumer: consumer)
+    }
+
+    /// `read`, saying whether the caller may stop early (a player: small requests first) or takes every byte
+    /// (`.whole`: one request for what is missing).
+    package func read(
+        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
+        extent: ReadExtent, consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
         read(
             resource, from: offset, length: length, priority: priority, extent: extent, consumer: consumer,
@@ -91,6 +101,13 @@ public final class SpoolCache: Sendable {
         return count
     }
 
+    /// Caches `length` bytes (or to the end) of the resource at `url` from `offset` (see `prefetch` of a
+    /// `Resource`). Returns the bytes covered.
+    @discardableResult
+    public func prefetch(_ url: URL, from offset: Int64 = 0, length: Int64? = nil) async throws -> Int64 {
+        try await prefetch(Resource(url: url), from: offset, length: length)
+    }
+
     /// The bytes of `range` of `resource` in memory, read whole (`ReadExtent.whole`: one origin request for
     /// what is missing): for small resources a caller parses, such as HLS playlists. With `awaitsStoring`
     /// false it returns as soon as the bytes have arrived, maybe before they are stored: for a look at a
@@ -114,10 +131,14 @@ public final class SpoolCache: Sendable {
     /// origin is asked with a first range request rather than a `HEAD`, and the bytes it brings are cached:
     /// `firstRead` says which bytes will be read first (by default the start of the resource), so that the
     /// request brings those.
-    /// With `extent` `.whole`, that first request asks for all of `firstRead` (up to
-    /// `FetchPolicy.wholeRequestLimit` when it runs to the unknown end), since every byte will be read.
-    public func contentInfo(
-        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly
+    public func contentInfo(for resource: Resource, firstRead: Range<Int64>? = nil) async throws -> ContentInfo {
+        try await contentInfo(for: resource, firstRead: firstRead, extent: .mayStopEarly)
+    }
+
+    /// `contentInfo(for:firstRead:)`; with `extent` `.whole`, that first request asks for all of `firstRead` (up
+    /// to `FetchPolicy.wholeRequestLimit` when it runs to the unknown end), since every byte will be read.
+    package func contentInfo(
+        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent
     ) async throws -> ContentInfo {
         try await contentInfoAndStoredRanges(for: resource, firstRead: firstRead, extent: extent).info
     }
@@ -181,6 +202,11 @@ public final class SpoolCache: Sendable {
         let key = key(for: resource)
         if let stored = open.engine(for: key)?.storedRanges { return stored }
         return store.record(key: key)?.ranges ?? ByteRangeSet()
+    }
+
+    /// The bytes of the resource at `url` on disk now (see `cachedRanges(for:)` of a `Resource`).
+    public func cachedRanges(for url: URL) -> ByteRangeSet {
+        cachedRanges(for: Resource(url: url))
     }
 
     /// Every entry, most recently used first.

@@ -8,8 +8,13 @@ public struct SpoolConfiguration: Sendable {
     public var origin: any Origin
     /// How URLs become cache keys.
     public var cacheKeyPolicy: CacheKeyPolicy
-    /// How origin requests are sized and retried.
-    public var fetchPolicy: FetchPolicy
+    /// How origin requests are sized, paced and retried: every knob, for the package's own tools and tests.
+    package var fetchPolicy: FetchPolicy
+    /// The knobs of the origin requests an app may set; the rest the engine measures.
+    public var fetchTuning: FetchTuning {
+        get { FetchTuning(fetchPolicy) }
+        set { newValue.apply(to: &fetchPolicy) }
+    }
     /// How large and old the cache may grow.
     public var limits: CacheLimits
     /// A 32-byte key to encrypt cached bytes with (AES-GCM per 64 KiB block, random access kept); `nil`
@@ -26,7 +31,25 @@ public struct SpoolConfiguration: Sendable {
         directory: URL = SpoolConfiguration.defaultDirectory,
         origin: any Origin = HTTPOrigin(),
         cacheKeyPolicy: CacheKeyPolicy = .default,
-        fetchPolicy: FetchPolicy = FetchPolicy(),
+        fetchTuning: FetchTuning = FetchTuning(),
+        limits: CacheLimits = .unlimited,
+        encryptionKey: Data? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        onProblem: (@Sendable (SpoolProblem) -> Void)? = nil
+    ) {
+        var fetchPolicy = FetchPolicy()
+        fetchTuning.apply(to: &fetchPolicy)
+        self.init(
+            directory: directory, origin: origin, cacheKeyPolicy: cacheKeyPolicy, fetchPolicy: fetchPolicy,
+            limits: limits, encryptionKey: encryptionKey, clock: clock, onProblem: onProblem)
+    }
+
+    /// A configuration with every knob of the origin requests set (`fetchPolicy`).
+    package init(
+        directory: URL = SpoolConfiguration.defaultDirectory,
+        origin: any Origin = HTTPOrigin(),
+        cacheKeyPolicy: CacheKeyPolicy = .default,
+        fetchPolicy: FetchPolicy,
         limits: CacheLimits = .unlimited,
         encryptionKey: Data? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },

@@ -1,6 +1,7 @@
 import Foundation
 
-/// How the engine sizes, paces and retries its origin requests.
+/// How the engine sizes, paces and retries its origin requests: every knob, for the engine, the tests and the
+/// benchmarks; an app sets the few in `FetchTuning`.
 ///
 /// A read keeps about a bandwidth-delay product of requests in flight ahead of its reader: the round trip
 /// and throughput are measured per origin host from the engine's own responses (see `LinkMonitor`), so a
@@ -11,41 +12,41 @@ import Foundation
 /// `longestPieceTime` of the link allows, so a long read runs in few, large requests. Before anything is known of a
 /// host, a read's first request asks for
 /// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
-public struct FetchPolicy: Sendable, Hashable {
+package struct FetchPolicy: Sendable, Hashable {
     /// The smallest piece.
-    public var initialPieceSize: Int64
+    package var initialPieceSize: Int64
     /// The largest piece.
-    public var maximumPieceSize: Int64
+    package var maximumPieceSize: Int64
     /// Once a read has consumed `probation`, its pieces are at least this share of what it consumed.
-    public var readAheadRatio: Double
+    package var readAheadRatio: Double
     /// A read's pieces grow with what it consumed only after it consumed this many bytes: most reads a
     /// player starts (each seek is one) are abandoned after a few hundred KiB.
-    public var probation: Int64
+    package var probation: Int64
     /// How many bandwidth-delay products a read keeps requested ahead of its reader. 1 keeps the link busy
     /// with the least waste when the read is abandoned; less starts slower, more wastes more per seek.
-    public var bandwidthDelayMultiple: Double
+    package var bandwidthDelayMultiple: Double
     /// The size of the first request to a host nothing is known of. It brings the content information, and
     /// the requests that follow it can only be sent once its head arrives, on new connections: it must keep
     /// the link busy until their bytes come, about two round trips of a fast link (512 KiB covers
     /// 40 Mbit/s at 40 ms and 10 Mbit/s at 100 ms). Over HTTPS it asks for twice this: a new connection
     /// there takes a round trip more (the TLS handshake), and its handshake waits on the link behind the first
     /// response's bytes. A read abandoned at once wastes at most that, once per host.
-    public var firstRequestSize: Int64
+    package var firstRequestSize: Int64
     /// The throughput assumed, in bytes per second, once a host's round trip is known and before enough
     /// bytes arrived to measure its rate.
-    public var assumedBytesPerSecond: Double
+    package var assumedBytesPerSecond: Double
     /// A read keeps no more in flight than sustains this rate (bytes per second) over the measured round
     /// trip. A link faster than that gains a player nothing (200 Mbit/s is eight 4K streams), while what an
     /// abandoned read wastes grows with what was in flight: on loopback or a fast LAN, reads stay small.
-    public var sufficientBytesPerSecond: Double
+    package var sufficientBytesPerSecond: Double
     /// A piece grown with what its read consumed takes at most this long to arrive at the host's measured
     /// rate. A read abandoned after a long play wastes about what is in flight, and on a slow link pieces of
     /// 6 % of several MiB held half a second of the link that the player's next read (a seek) waited behind;
     /// on a fast one this still allows pieces of megabytes.
-    public var longestPieceTime: TimeInterval
+    package var longestPieceTime: TimeInterval
     /// A reader that needs bytes a running request will reach within this distance waits for them instead
     /// of opening another request.
-    public var joinDistance: Int64
+    package var joinDistance: Int64
     /// How long a request whose last reader, a player's, hung up stays open for a read to join it. Players
     /// hang up and ask again nearby: ffmpeg leaves a read to fetch a `moov` at the end and comes back;
     /// AVPlayer replaces its loading requests. Cancelled at once, such a request's bytes in flight are lost
@@ -55,28 +56,28 @@ public struct FetchPolicy: Sendable, Hashable {
     /// is cancelled. It is cancelled at once when the player's next read starts requests elsewhere than the
     /// resource's tail (a seek: it would take the link the seek's first bytes wait for), and a read ahead of
     /// playback's always is (a preload left by a swipe). 0 cancels at once.
-    public var abandonedRequestGrace: TimeInterval
+    package var abandonedRequestGrace: TimeInterval
     /// How many times a failed request is tried again in a row without receiving a byte, when the origin
     /// answered (an error status) or refused the connection.
-    public var retryLimit: Int
+    package var retryLimit: Int
     /// The wait before the first retry, in seconds; it doubles with each further one, up to
     /// `maximumRetryDelay`. (Seconds rather than `Duration`, which iOS 15 lacks.)
-    public var retryDelay: TimeInterval
+    package var retryDelay: TimeInterval
     /// The longest wait between two retries, so a read resumes soon after a link comes back.
-    public var maximumRetryDelay: TimeInterval
+    package var maximumRetryDelay: TimeInterval
     /// A response that delivers no byte for this long is a stalled connection: it is dropped and the request
     /// tried again, on a fresh connection, from the first byte still missing.
-    public var stallTimeout: TimeInterval
+    package var stallTimeout: TimeInterval
     /// Requests that stall or time out (a link that went silent) are tried again for this long since their
     /// last byte before the read fails, whatever `retryLimit` says.
-    public var outageTolerance: TimeInterval
+    package var outageTolerance: TimeInterval
     /// New bytes after which the index is brought up to date during a long request.
-    public var indexInterval: Int64
+    package var indexInterval: Int64
     /// The largest chunk a reader returns at once from disk.
-    public var readChunkSize: Int
+    package var readChunkSize: Int
 
     /// A policy; the defaults suit media over mobile and broadband networks.
-    public init(
+    package init(
         initialPieceSize: Int64 = 16 * 1024,
         maximumPieceSize: Int64 = 8 * 1024 * 1024,
         readAheadRatio: Double = 0.06,

@@ -1,5 +1,5 @@
 /// How much of a read its caller will consume, which decides how its origin requests are sized.
-public enum ReadExtent: Sendable, Hashable {
+package enum ReadExtent: Sendable, Hashable {
     /// A player's read, often abandoned after a few hundred KiB (each seek starts a new one): small requests
     /// first, larger ones as it plays (see `FetchPolicy`). The default.
     case mayStopEarly

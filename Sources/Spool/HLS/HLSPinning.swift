@@ -53,7 +53,7 @@ public struct HLSPinning: Sendable {
     }
 
     /// The largest playlist read.
-    public static let maximumPlaylistBytes: Int64 = 8 << 20
+    package static let maximumPlaylistBytes: Int64 = 8 << 20
 
     /// The cache pinned into.
     public let cache: SpoolCache

@@ -3,9 +3,9 @@ import Foundation
 extension HLSPlaylist {
     /// A URI the playlist names, resolved, with what the playlist says about it: enough to choose a variant,
     /// to read a stream ahead of its player, or to download what playing it needs.
-    public struct Reference: Sendable, Equatable {
+    package struct Reference: Sendable, Equatable {
         /// What a URI is to a player.
-        public enum Role: Sendable, Equatable {
+        package enum Role: Sendable, Equatable {
             /// A media segment (a URI line of a media playlist).
             case segment
             /// A variant stream's media playlist (the URI line after `EXT-X-STREAM-INF`).
@@ -33,22 +33,22 @@ extension HLSPlaylist {
         }
 
         /// The absolute URL.
-        public let url: URL
+        package let url: URL
         /// Whether the playlist now names what `map` returned instead.
-        public let rewritten: Bool
+        package let rewritten: Bool
         /// What the URI is.
-        public let role: Role
+        package let role: Role
         /// The attributes of the tag that names it (for a variant, those of its `EXT-X-STREAM-INF`), with
         /// quotes removed: `BANDWIDTH`, `RESOLUTION`, `AUDIO`, `TYPE`, `GROUP-ID`, `METHOD`...
-        public let attributes: [String: String]
+        package let attributes: [String: String]
         /// A media segment's duration in seconds (`EXTINF`).
-        public let duration: Double?
+        package let duration: Double?
         /// The bytes of `url` it stands for (`EXT-X-BYTERANGE`, or an `EXT-X-MAP`'s `BYTERANGE`); `nil` for
         /// the whole resource.
-        public let byteRange: Range<Int64>?
+        package let byteRange: Range<Int64>?
 
         /// A reference as a playlist states it.
-        public init(
+        package init(
             url: URL, rewritten: Bool, role: Role, attributes: [String: String] = [:], duration: Double? = nil,
             byteRange: Range<Int64>? = nil
         ) {
@@ -61,10 +61,10 @@ extension HLSPlaylist {
         }
 
         /// `BANDWIDTH`, in bits per second.
-        public var bandwidth: Int? { attributes["BANDWIDTH"].flatMap { Int($0) } }
+        package var bandwidth: Int? { attributes["BANDWIDTH"].flatMap { Int($0) } }
 
         /// `RESOLUTION` as width and height.
-        public var resolution: (width: Int, height: Int)? {
+        package var resolution: (width: Int, height: Int)? {
             guard let value = attributes["RESOLUTION"] else { return nil }
             let parts = value.lowercased().split(separator: "x")
             guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else { return nil }

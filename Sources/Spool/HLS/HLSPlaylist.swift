@@ -8,31 +8,31 @@ import Foundation
 /// resolved against the playlist's URL; the caller's `map` decides what replaces it (`nil` leaves it as the
 /// origin wrote it). Line ends (LF or CRLF), a byte-order mark, blank lines, comments and tags this type does
 /// not know stay as they are; attribute values keep their quotes, commas inside them included.
-public struct HLSPlaylist: Sendable {
+package struct HLSPlaylist: Sendable {
     /// The playlist's bytes after rewriting.
-    public let data: Data
+    package let data: Data
     /// Whether it is a media playlist without `EXT-X-ENDLIST`: a live one, which the origin keeps changing.
-    public let isLive: Bool
+    package let isLive: Bool
     /// `EXT-X-TARGETDURATION`, in seconds, for a media playlist that states it.
-    public let targetDuration: Double?
+    package let targetDuration: Double?
     /// The URIs found (resolved), in order.
-    public let references: [Reference]
+    package let references: [Reference]
 
     /// The tags whose `URI` attribute names something a player fetches (RFC 8216 and its successor draft:
     /// low-latency parts, preload hints and rendition reports; session data; content steering's
     /// `SERVER-URI` is a manifest too).
-    public static let uriTags: Set<String> = [
+    package static let uriTags: Set<String> = [
         "EXT-X-KEY", "EXT-X-SESSION-KEY", "EXT-X-MAP", "EXT-X-MEDIA", "EXT-X-I-FRAME-STREAM-INF", "EXT-X-PART",
         "EXT-X-PRELOAD-HINT", "EXT-X-RENDITION-REPORT", "EXT-X-SESSION-DATA", "EXT-X-CONTENT-STEERING",
     ]
 
     /// The content types HLS playlists are served with.
-    public static let contentTypes: Set<String> = [
+    package static let contentTypes: Set<String> = [
         "application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl",
     ]
 
     /// Whether a resource with this `Content-Type` (parameters ignored) is an HLS playlist by its type.
-    public static func isPlaylistType(_ contentType: String?) -> Bool {
+    package static func isPlaylistType(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         // Bytes, not Foundation's trimming and lowercasing: the proxy asks this of every cached response it
         // sends, and the string version was 5 % of its CPU under 100 connections.
@@ -53,7 +53,7 @@ public struct HLSPlaylist: Sendable {
 
     /// Whether `prefix` (the first bytes of a resource, at least 7 of them to say yes) starts an HLS
     /// playlist: `#EXTM3U`, after an optional UTF-8 byte-order mark.
-    public static func startsPlaylist(_ prefix: Data) -> Bool {
+    package static func startsPlaylist(_ prefix: Data) -> Bool {
         let bytes = Array(prefix.prefix(10))
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         return body.starts(with: Array("#EXTM3U".utf8))
@@ -62,14 +62,14 @@ public struct HLSPlaylist: Sendable {
     /// The playlist in `data`, fetched from `url`, with each resolved URI replaced by what `map` returns for
     /// it. `nil` when `data` is not a playlist this type understands (no `#EXTM3U` first line, not UTF-8):
     /// the caller then passes it on unchanged.
-    public init?(_ data: Data, url: URL, map: (URL) -> String?) {
+    package init?(_ data: Data, url: URL, map: (URL) -> String?) {
         self.init(data, url: url, mapping: { url, _ in map(url) })
     }
 
     /// The playlist in `data`, fetched from `url`, with each resolved URI replaced by what `mapping` returns
     /// for it and its role (a key may be named differently from a segment, or left alone). `nil` as for
     /// `init(_:url:map:)`.
-    public init?(_ data: Data, url: URL, mapping map: (URL, Reference.Role) -> String?) {
+    package init?(_ data: Data, url: URL, mapping map: (URL, Reference.Role) -> String?) {
         // The byte-order mark is kept aside: decoding may drop it, and it must come back.
         let bom = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Data([0xEF, 0xBB, 0xBF]) : Data()
         guard Self.startsPlaylist(data), let text = String(data: data.dropFirst(bom.count), encoding: .utf8) else {

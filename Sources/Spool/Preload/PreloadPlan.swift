@@ -1,16 +1,16 @@
 /// What preloading one item reads: byte ranges of one or more resources (an HLS stream's playlists, keys,
 /// sections and segments), in the order a player needs them, and how they were found.
-public struct PreloadPlan: Sendable {
+package struct PreloadPlan: Sendable {
     /// A range of one resource.
-    public struct Piece: Sendable {
+    package struct Piece: Sendable {
         /// The resource, under the cache key playback uses.
-        public var resource: Resource
+        package var resource: Resource
         /// Its bytes to preload; `nil` for all of it (an HLS segment or key).
-        public var range: Range<Int64>?
+        package var range: Range<Int64>?
     }
 
     /// How the target became byte ranges.
-    public enum Basis: Sendable, Equatable, CustomStringConvertible {
+    package enum Basis: Sendable, Equatable, CustomStringConvertible {
         /// The first bytes, as asked.
         case bytes
         /// An MP4's sample tables; `movieAtEnd` when its `moov` follows the media (its tail is read too).
@@ -23,7 +23,7 @@ public struct PreloadPlan: Sendable {
         case fallback
 
         /// "MP4, moov at end", "HLS, 2 segments".
-        public var description: String {
+        package var description: String {
             switch self {
             case .bytes: "bytes"
             case .mp4(let atEnd): atEnd ? "MP4, moov at end" : "MP4"
@@ -35,9 +35,9 @@ public struct PreloadPlan: Sendable {
     }
 
     /// The pieces, in order.
-    public var pieces: [Piece]
+    package var pieces: [Piece]
     /// How they were found.
-    public var basis: Basis
+    package var basis: Basis
     /// For an HLS stream preloaded by bytes: the segments stop once their bytes reach this many.
     var byteBudget: Int64?
 }

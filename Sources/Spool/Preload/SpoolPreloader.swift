@@ -101,9 +101,15 @@ public final class SpoolPreloader: Sendable {
         for subscriber in subscribers { subscriber.finish() }
     }
 
-    /// Preloads `item` now, outside any feed (the window is not involved), and returns what was planned and
-    /// how many of its bytes are stored: for a command line or a one-off "get this ready".
-    public func preload(_ item: PreloadItem) async throws -> (plan: PreloadPlan, bytes: Int64) {
+    /// Preloads `item` now, outside any feed (the window is not involved), and returns how many of the bytes
+    /// its target needs are stored: a one-off "get this ready".
+    @discardableResult
+    public func preload(_ item: PreloadItem) async throws -> Int64 {
+        try await planAndPreload(item).bytes
+    }
+
+    /// `preload`, returning what was planned too: for the command line, which says what it stored.
+    package func planAndPreload(_ item: PreloadItem) async throws -> (plan: PreloadPlan, bytes: Int64) {
         let planner = PreloadPlanner(cache: cache, configuration: configuration)
         let plan = try await planner.plan(item)
         let job = PreloadJob(cache: cache, planner: planner, onStored: { _, _ in }, onProgress: { _ in })

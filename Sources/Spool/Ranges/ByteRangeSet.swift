@@ -7,12 +7,12 @@ public struct ByteRangeSet: Sendable, Hashable, Codable, CustomStringConvertible
     public private(set) var ranges: [Range<Int64>]
 
     /// An empty set.
-    public init() {
+    package init() {
         ranges = []
     }
 
     /// The union of `ranges`, which may be in any order and may overlap.
-    public init<S: Sequence>(_ ranges: S) where S.Element == Range<Int64> {
+    package init<S: Sequence>(_ ranges: S) where S.Element == Range<Int64> {
         self.ranges = []
         for range in ranges { insert(range) }
     }
@@ -29,7 +29,7 @@ public struct ByteRangeSet: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// Adds every byte of `range`.
-    public mutating func insert(_ range: Range<Int64>) {
+    package mutating func insert(_ range: Range<Int64>) {
         guard !range.isEmpty else { return }
         // Everything from the first range that touches `range` to the last one merges into one.
         let first = firstIndex(withUpperBoundAtLeast: range.lowerBound)
@@ -43,12 +43,12 @@ public struct ByteRangeSet: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// Adds every byte of `other`.
-    public mutating func formUnion(_ other: ByteRangeSet) {
+    package mutating func formUnion(_ other: ByteRangeSet) {
         for range in other.ranges { insert(range) }
     }
 
     /// Removes every byte of `range`.
-    public mutating func remove(_ range: Range<Int64>) {
+    package mutating func remove(_ range: Range<Int64>) {
         guard !range.isEmpty else { return }
         let first = firstIndex(withUpperBoundAtLeast: range.lowerBound + 1)
         var last = first
@@ -63,7 +63,7 @@ public struct ByteRangeSet: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// Removes everything.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         ranges.removeAll()
     }
 
@@ -87,14 +87,14 @@ public struct ByteRangeSet: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// The lowest offset in the set that is at or after `offset`.
-    public func firstOffset(atOrAfter offset: Int64) -> Int64? {
+    package func firstOffset(atOrAfter offset: Int64) -> Int64? {
         let index = firstIndex(withUpperBoundAtLeast: offset + 1)
         guard index < ranges.count else { return nil }
         return max(ranges[index].lowerBound, offset)
     }
 
     /// The parts of `range` that are in the set, in order.
-    public func intersection(_ range: Range<Int64>) -> [Range<Int64>] {
+    package func intersection(_ range: Range<Int64>) -> [Range<Int64>] {
         guard !range.isEmpty else { return [] }
         var result: [Range<Int64>] = []
         var index = firstIndex(withUpperBoundAtLeast: range.lowerBound + 1)
@@ -106,7 +106,7 @@ public struct ByteRangeSet: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// The parts of `range` that are not in the set, in order.
-    public func gaps(in range: Range<Int64>) -> [Range<Int64>] {
+    package func gaps(in range: Range<Int64>) -> [Range<Int64>] {
         guard !range.isEmpty else { return [] }
         var result: [Range<Int64>] = []
         var cursor = range.lowerBound

@@ -18,12 +18,12 @@ public struct CacheStatistics: Sendable, Equatable, Codable {
     public var since: Date
 
     /// Statistics with every count at zero, counted from `since`.
-    public init(since: Date) {
+    package init(since: Date) {
         self.init(bytesServedFromCache: 0, bytesServedFromOrigin: 0, bytesFetched: 0, bytesEvicted: 0, since: since)
     }
 
     /// Statistics with these counts.
-    public init(
+    package init(
         bytesServedFromCache: Int64, bytesServedFromOrigin: Int64, bytesFetched: Int64, bytesEvicted: Int64,
         since: Date
     ) {

@@ -54,7 +54,7 @@ public struct CacheKeyPolicy: Sendable {
 
     /// `url` without user, password, fragment and the credential query items of the default policy; the
     /// form the index records for display.
-    public static func displayURL(for url: URL) -> String {
+    package static func displayURL(for url: URL) -> String {
         sanitized(url, removing: defaultCredentialQueryItems).absoluteString
     }
 

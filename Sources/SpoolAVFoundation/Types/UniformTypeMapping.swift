@@ -5,9 +5,9 @@ import Foundation
 /// Hard-coded: `UTType(mimeType:)` does not exist on Linux and answers wrongly for some audio types. When
 /// the server sends nothing useful (`application/octet-stream`, or a type not listed), the file
 /// extension decides.
-public enum UniformTypeMapping {
+package enum UniformTypeMapping {
     /// The UTI of HLS playlists, which `SpoolAsset` refuses (they play through `SpoolProxy`).
-    public static let playlistType = "public.m3u-playlist"
+    package static let playlistType = "public.m3u-playlist"
 
     static let byMIMEType: [String: String] = [
         "audio/mpeg": "public.mp3",
@@ -46,7 +46,7 @@ public enum UniformTypeMapping {
     ]
 
     /// The UTI for `mimeType` (parameters ignored), else for `url`'s extension; `nil` when neither is known.
-    public static func uniformType(mimeType: String?, url: URL) -> String? {
+    package static func uniformType(mimeType: String?, url: URL) -> String? {
         if let mimeType {
             let bare =
                 mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

@@ -42,7 +42,7 @@ struct Preload: AsyncParsableCommand {
             for url in urls {
                 let fetchedBefore = cache.statistics.bytesFetched
                 do {
-                    let (plan, stored) = try await preloader.preload(PreloadItem(url: url))
+                    let (plan, stored) = try await preloader.planAndPreload(PreloadItem(url: url))
                     let fetched = cache.statistics.bytesFetched - fetchedBefore
                     let pieces = plan.pieces.count == 1 ? "1 range" : "\(plan.pieces.count) ranges"
                     FileHandle.standardError.write(

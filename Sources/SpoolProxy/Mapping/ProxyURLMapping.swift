@@ -92,7 +92,7 @@ public struct ProxyURLMapping: Sendable, Hashable {
     }
 
     /// The origin URL a proxy request target (`/o/…/name.mp3`, optionally absolute) stands for.
-    public static func originURL(forRequestTarget target: String) throws -> URL {
+    package static func originURL(forRequestTarget target: String) throws -> URL {
         var path = path(of: target)
         // The proxy's own query, if a client added one, is not part of the origin URL.
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }

@@ -23,7 +23,7 @@ public struct HTTPRequestModifier: Sendable {
     }
 
     /// Applies the modifier to `request`.
-    public func apply(to request: inout URLRequest) async throws {
+    package func apply(to request: inout URLRequest) async throws {
         try await body(&request)
     }
 }

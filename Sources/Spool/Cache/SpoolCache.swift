@@ -309,6 +309,11 @@ public final class SpoolCache: Sendable {
             created: record.created, lastAccess: record.lastAccess, isPinned: record.pinned)
     }
 
+    /// The open engine of `resource`, if any, as it is: for tests that look inside.
+    func openEngine(for resource: Resource) -> ResourceEngine? {
+        open.engine(for: key(for: resource))
+    }
+
     /// The engine of `resource`, counted as used until `release`.
     func acquire(_ resource: Resource) -> ResourceEngine {
         open.acquire(

@@ -147,6 +147,9 @@ extension ResourceEngine {
                     return .bytes(data)
                 }
             case .wait:
+                // The step may have joined a request a player abandoned, or made a paused one a playback
+                // read's: its hold looks again.
+                core.wakeHolds()
                 let token =
                     priority == .playback
                     ? gate.playbackWaits(isStart: inner.withLock { $0.state.readers[id]?.generation == nil }) : nil

@@ -66,6 +66,18 @@ final class EntryCore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Wakes the requests held back (`FetchRunner.holdBack`) to look at their readers again: a reader has
+    /// joined or started waiting for a request, which may end a hold for an abandoned request or one that
+    /// paused for playback elsewhere.
+    func wakeHolds() {
+        let holds = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
+            inner.holdChanges &+= 1
+            defer { inner.holdWaiters.removeAll() }
+            return Array(inner.holdWaiters.values)
+        }
+        for hold in holds { hold.resume() }
+    }
+
     /// Runs the slice revocations queued under the lock.
     func runRevocations() {
         let revocations = inner.withLock { inner in

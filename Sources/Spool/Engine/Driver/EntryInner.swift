@@ -17,6 +17,11 @@ struct EntryInner {
     /// The tasks of the origin requests, by request number; a request's next try replaces its task.
     var tasks: [Int: Task<Void, Never>] = [:]
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Requests whose body is held back (`FetchRunner.holdBack`), by request number, waiting for their
+    /// readers to change.
+    var holdWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Counts the wake-ups of held requests, so one never sleeps through a reader that came before it waited.
+    var holdChanges: UInt64 = 0
     /// Callers of `ResourceEngine.contentInfo` waiting for a discovery, by waiter number.
     var infoWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextInfoWaiter = 0

@@ -1,0 +1,102 @@
+import Foundation
+import SpoolTesting
+import XCTest
+
+@testable import Spool
+
+/// A request only a read ahead of playback waits for pauses while a player waits for its first bytes
+/// elsewhere, and goes on as soon as a player reads what it brings: the player's read wakes it, and nothing
+/// else does here (the origin delivers a chunk only when the test says, and the other player waits for ever).
+final class PauseForPlaybackTests: XCTestCase {
+    func testAPausedPreloadGoesOnWhenAPlayerJoinsIt() async throws {
+        let origin = GatedOrigin(content: randomBytes(count: 1_000_000, seed: 5))
+        let directory = try makeTemporaryDirectory()
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        // No stall is noticed meanwhile: a retry would be an event that wakes the pause too.
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: origin, fetchPolicy: FetchPolicy(stallTimeout: 3600)))
+        let track = URL(string: "gated:/track")!
+        let silent = URL(string: "gated:/silent")!
+        var reads = origin.reads.makeAsyncIterator()
+
+        // A read ahead of playback sends its request; its body waits for the test.
+        let preload = Task { _ = try await collect(cache.read(Resource(url: track), priority: .prefetch)) }
+        let first = await reads.next()
+        XCTAssertEqual(first, "/track")
+        // Another player starts where the origin never answers: playback needs the link.
+        let other = Task { _ = try await collect(cache.read(silent, length: 1_000)) }
+        while let path = await reads.next(), path != "/silent" {}
+        while !cache.gate.isPlaybackActive { await Task.yield() }
+        // The preload's first chunk arrives, and its request pauses with the chunk in hand.
+        origin.release(chunks: 1)
+        let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
+        while engine.inner.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
+        // A player reads that chunk: its read joins the paused request, which goes on.
+        let played = try await withThrowingTaskGroup(of: Data?.self) { group in
+            group.addTask { try await collect(cache.read(track, length: Int64(GatedOrigin.chunkSize))) }
+            group.addTask {
+                // Not a measurement: a bound on how long a missing wake-up may hang the test.
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        XCTAssertEqual(played, origin.content.prefix(GatedOrigin.chunkSize), "the pause woke for the player's read")
+        other.cancel()
+        preload.cancel()
+        _ = await (other.result, preload.result)
+    }
+}
+
+/// An origin whose bodies deliver a chunk only when the test releases one (`release(chunks:)`), and that never
+/// answers a read of `/silent`; it stops reading an unread body, as AsyncHTTPClient does. `reads` tells each
+/// read's path as it comes.
+private final class GatedOrigin: Origin, @unchecked Sendable {
+    static let chunkSize = 16 * 1024
+    let content: Data
+    let reads: AsyncStream<String>
+    private let readsContinuation: AsyncStream<String>.Continuation
+    private let permits: AsyncStream<Void>
+    private let permitsContinuation: AsyncStream<Void>.Continuation
+
+    init(content: Data) {
+        self.content = content
+        (reads, readsContinuation) = AsyncStream.makeStream()
+        (permits, permitsContinuation) = AsyncStream.makeStream()
+    }
+
+    /// Lets bodies deliver `count` more chunks.
+    func release(chunks count: Int) {
+        for _ in 0..<count { permitsContinuation.yield() }
+    }
+
+    func contentInfo(for url: URL) async throws -> ContentInfo {
+        ContentInfo(length: Int64(content.count), mimeType: "audio/mpeg", entityTag: "\"1\"")
+    }
+
+    func read(_ request: OriginReadRequest) async throws -> OriginReadResponse {
+        readsContinuation.yield(request.url.path)
+        if request.url.path == "/silent" {
+            try await Task.sleep(for: .seconds(3600))
+        }
+        let (content, permits, range) = (content, permits, request.range)
+        let body = AsyncThrowingStream<Data, any Error> { continuation in
+            let task = Task {
+                var offset = range.lowerBound
+                for await _ in permits {
+                    guard offset < range.upperBound else { break }
+                    let end = min(range.upperBound, offset + Int64(Self.chunkSize))
+                    continuation.yield(content.subdata(in: Int(offset)..<Int(end)))
+                    offset = end
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return OriginReadResponse(
+            offset: range.lowerBound, info: try await contentInfo(for: request.url), body: body,
+            pausesWhileUnread: true)
+    }
+}

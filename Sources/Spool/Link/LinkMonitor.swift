@@ -255,8 +255,9 @@ final class LinkMonitor: Sendable {
         return hosts.withLock { hosts in change(&hosts[key, default: Host()]) }
     }
 
-    /// Monotonic seconds (the wall clock can jump).
-    static var now: TimeInterval { ProcessInfo.processInfo.systemUptime }
+    /// Monotonic seconds (the wall clock can jump): the system clock's uptime, the time base of the engine's
+    /// requests, holds and their deadlines.
+    static var now: TimeInterval { SystemClock().uptime }
 
     private static func key(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"

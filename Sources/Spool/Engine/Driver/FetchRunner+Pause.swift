@@ -62,7 +62,8 @@ extension FetchRunner {
     }
 
     /// Returns at the first of: a playback wait ending after `gateSeen`, the entry's readers changing after
-    /// `entrySeen` (`EntryCore.wakeHolds`), the clock reaching `until`, or cancellation.
+    /// `entrySeen` (`EntryCore.wakeHolds`), the clock reaching `until` (`LinkMonitor.now`'s time base), or
+    /// cancellation.
     private func waitForHoldChange(fetch id: Int, gateSeen: UInt64, entrySeen: UInt64, until: TimeInterval) async {
         let (gate, core, clock) = (core.environment.gate, core, SystemClock())
         await withTaskGroup(of: Void.self) { group in

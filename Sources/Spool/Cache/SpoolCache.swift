@@ -137,22 +137,27 @@ public final class SpoolCache: Sendable {
 
     /// `contentInfo(for:firstRead:)`; with `extent` `.whole`, that first request asks for all of `firstRead` (up
     /// to `FetchPolicy.wholeRequestLimit` when it runs to the unknown end), since every byte will be read.
+    /// A `.playback` caller waiting for the origin's answer is a player starting, which reads ahead of
+    /// playback give way to (the public form does not know who asks, and counts as `.prefetch`).
     package func contentInfo(
-        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent
+        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly,
+        priority: ReadPriority = .prefetch
     ) async throws -> ContentInfo {
-        try await contentInfoAndStoredRanges(for: resource, firstRead: firstRead, extent: extent).info
+        try await contentInfoAndStoredRanges(for: resource, firstRead: firstRead, extent: extent, priority: priority)
+            .info
     }
 
     /// `contentInfo(for:firstRead:extent:)`, with the bytes stored before it asked the origin for anything:
     /// for a server that tells its client whether the answer came from the cache, without reading the index
     /// record a second time (`cachedRanges(for:)` reads it from disk when the entry is not open).
     package func contentInfoAndStoredRanges(
-        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly
+        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly,
+        priority: ReadPriority = .prefetch
     ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
         let engine = acquire(resource)
         defer { release(engine) }
         return try await engine.contentInfoAndStoredRanges(
-            near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound, extent: extent)
+            near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound, extent: extent, priority: priority)
     }
 
     /// Stored bytes of the entry `key` (see `key(for:)`) lent at once as one file slice, without a read or a

@@ -102,9 +102,11 @@ private final class ReadSession: @unchecked Sendable {
         if direct != nil { return try await nextDirect().map(StreamPart.bytes) }
         do {
             if reader == nil {
+                // The cache's own looks (`countsServed` false) are not a player starting.
                 let info = try await engine.contentInfo(
-                    near: stream.offset, until: stream.length.map { stream.offset + min($0, Int64.max - stream.offset) }
-                )
+                    near: stream.offset,
+                    until: stream.length.map { stream.offset + min($0, Int64.max - stream.offset) },
+                    priority: stream.countsServed ? stream.priority : .prefetch)
                 let offset = stream.offset
                 guard offset >= 0, offset <= info.length, (stream.length ?? 0) >= 0 else {
                     throw SpoolError.rangeNotSatisfiable(requested: offset, length: info.length)

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Lets reads ahead of playback give way to it across a whole cache. Playback *needs the link* while a
-/// playback read waits for its first origin bytes (a start or a seek: someone is looking at a spinner), while
+/// playback read waits for its first origin bytes or a player for a new resource's first answer (a start or a
+/// seek: someone is looking at a spinner), while
 /// playback reads spent more than half of the last second waiting for origin bytes (the link does not keep
 /// up with them), and for `quietPeriod` after either. Meanwhile prefetch reads start no origin request, and
 /// requests only they wait for pause.

@@ -196,16 +196,18 @@ final class ResourceEngine: Sendable {
     /// shared by every caller that asks meanwhile). An origin that can read before the length is known gets
     /// no `HEAD`: the first range request, from `offset` (where the first reader starts, up to at most `end`,
     /// where it stops), brings the information, and its bytes are kept as any request's are.
-    func contentInfo(near offset: Int64 = 0, until end: Int64? = nil, extent: ReadExtent = .mayStopEarly)
-        async throws -> ContentInfo
-    {
-        try await contentInfoAndStoredRanges(near: offset, until: end, extent: extent).info
+    /// A `.playback` caller waiting for the origin's answer is a player starting (see `PlaybackGate`).
+    func contentInfo(
+        near offset: Int64 = 0, until end: Int64? = nil, extent: ReadExtent = .mayStopEarly,
+        priority: ReadPriority = .prefetch
+    ) async throws -> ContentInfo {
+        try await contentInfoAndStoredRanges(near: offset, until: end, extent: extent, priority: priority).info
     }
 
     /// `contentInfo`, with the bytes stored before it asked the origin for anything.
-    func contentInfoAndStoredRanges(near offset: Int64, until end: Int64?, extent: ReadExtent) async throws -> (
-        info: ContentInfo, storedBefore: ByteRangeSet
-    ) {
+    func contentInfoAndStoredRanges(
+        near offset: Int64, until end: Int64?, extent: ReadExtent, priority: ReadPriority = .prefetch
+    ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
         let discovery = FetchRunner.Discovery(offset: offset, end: end, extent: extent)
         // Opening the entry starts the discovery where it ends, on the thread that read the record: a cold
         // read's first request is not sent after a hop back to this task.
@@ -233,6 +235,11 @@ final class ResourceEngine: Sendable {
             if let failure = inner.discoveryFailure, failure.round >= round { return .failure(failure.error) }
             return nil
         }
+        // A player waiting for a resource's first answer is a start: reads ahead of playback give way meanwhile,
+        // as they do while its first bytes are awaited.
+        let gate = environment.gate
+        let start = priority == .playback ? gate.playbackWaits(isStart: true) : nil
+        defer { if let start { gate.playbackResumed(start) } }
         // A wake-up says only that something changed: look again until there is an outcome. Cancelled, the
         // caller stops waiting; the discovery goes on for the others.
         while true {

@@ -92,7 +92,8 @@ final class LoadingRequestHandler: @unchecked Sendable {
     /// Fills in the content information. The type must be one the player allows: AVFoundation raises an
     /// Objective-C exception (the app crashes) when it is not, so a type outside the list is an error here.
     private func answerContentInformation() async throws {
-        let info = try await cache.contentInfo(for: resource)
+        // The player waits for this: a start, which preloads give way to.
+        let info = try await cache.contentInfo(for: resource, priority: .playback)
         let fullyCached = cache.cachedRanges(for: resource).byteCount == info.length
         let type = UniformTypeMapping.uniformType(mimeType: info.mimeType, url: resource.url)
         if type == UniformTypeMapping.playlistType {

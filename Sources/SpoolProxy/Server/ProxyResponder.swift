@@ -124,9 +124,11 @@ struct ProxyResponder: Sendable {
         let info: ContentInfo
         let storedBefore: ByteRangeSet
         do {
+            // A player asks: waiting for the origin's first answer, it is a start that preloads give way to.
             (info, storedBefore) = try await cache.contentInfoAndStoredRanges(
-                for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head), extent: isHead ? .mayStopEarly : extent
-            )
+                for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head),
+                extent: isHead ? .mayStopEarly : extent,
+                priority: .playback)
         } catch {
             throw FailureResponse(error: error)
         }

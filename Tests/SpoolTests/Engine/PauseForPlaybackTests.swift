@@ -50,9 +50,46 @@ final class PauseForPlaybackTests: XCTestCase {
     }
 }
 
-/// An origin whose bodies deliver a chunk only when the test releases one (`release(chunks:)`), and that never
-/// answers a read of `/silent`; it stops reading an unread body, as AsyncHTTPClient does. `reads` tells each
-/// read's path as it comes.
+extension PauseForPlaybackTests {
+    /// A player waiting for a new resource's first answer (its length and type) is a start too: a preload's
+    /// request pauses meanwhile, and goes on once the player is gone and the quiet period has passed.
+    func testAPreloadPausesWhileAPlayerWaitsForANewResourcesFirstAnswer() async throws {
+        let origin = GatedOrigin(content: randomBytes(count: 1_000_000, seed: 6))
+        let directory = try makeTemporaryDirectory()
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let cache = try SpoolCache(
+            configuration: SpoolConfiguration(
+                directory: directory, origin: origin, fetchPolicy: FetchPolicy(stallTimeout: 3600)))
+        let track = URL(string: "gated:/track")!
+        var reads = origin.reads.makeAsyncIterator()
+        let preload = Task { try await collect(cache.read(Resource(url: track), priority: .prefetch)) }
+        let first = await reads.next()
+        XCTAssertEqual(first, "/track")
+
+        // A player opens a resource its origin says nothing of yet.
+        let player = Task { _ = try await collect(cache.read(URL(string: "gated:/unknown")!, length: 1_000)) }
+        var looks = 0
+        while !cache.gate.isPlaybackActive {
+            looks += 1
+            guard looks < 100_000 else { return XCTFail("a player waiting for a first answer is no start") }
+            await Task.yield()
+        }
+        // The preload's next chunk is held back.
+        origin.release(chunks: 1)
+        let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
+        while engine.inner.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
+        // The player leaves: after the quiet period the preload goes on, and ends with every byte.
+        player.cancel()
+        _ = await player.result
+        origin.release(chunks: 1_000_000 / GatedOrigin.chunkSize + 64)
+        let bytes = try await preload.value
+        XCTAssertEqual(bytes, origin.content)
+    }
+}
+
+/// An origin whose bodies deliver a chunk only when the test releases one (`release(chunks:)`), that never
+/// answers a read of `/silent`, and never tells what `/unknown` is; it stops reading an unread body, as
+/// AsyncHTTPClient does. `reads` tells each read's path as it comes.
 private final class GatedOrigin: Origin, @unchecked Sendable {
     static let chunkSize = 16 * 1024
     let content: Data
@@ -73,7 +110,10 @@ private final class GatedOrigin: Origin, @unchecked Sendable {
     }
 
     func contentInfo(for url: URL) async throws -> ContentInfo {
-        ContentInfo(length: Int64(content.count), mimeType: "audio/mpeg", entityTag: "\"1\"")
+        if url.path == "/unknown" {
+            try await Task.sleep(for: .seconds(3600))
+        }
+        return ContentInfo(length: Int64(content.count), mimeType: "audio/mpeg", entityTag: "\"1\"")
     }
 
     func read(_ request: OriginReadRequest) async throws -> OriginReadResponse {

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 public import Spool
@@ -26,7 +25,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     private let maximumConnectionsPerHost: Int
     private let additionalTrustRoots: [URL]
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
 
     /// A transport keeping up to `maximumConnectionsPerHost` connections open to one host: the engine
     /// runs up to two range requests per reader, so a proxy serving many players needs many.
@@ -39,7 +38,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     deinit {
         // Bodies keep the transport alive, so nothing is in flight any more.
-        let clients = state.withLockedValue { Array($0.clients.values) }
+        let clients = state.withLock { Array($0.clients.values) }
         for client in clients { client.shutdown().whenComplete { _ in } }
     }
 
@@ -79,7 +78,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Closes every connection and stops the clients; bodies still being read fail. Requests sent
     /// afterwards fail with `SpoolError.network`.
     public func shutdown() async {
-        let clients = state.withLockedValue { state in
+        let clients = state.withLock { state in
             state.isShutDown = true
             defer { state.clients = [:] }
             return Array(state.clients.values)
@@ -90,7 +89,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     private func client(idleTimeout: TimeAmount) throws -> HTTPClient {
-        try state.withLockedValue { state in
+        try state.withLock { state in
             guard !state.isShutDown else { throw SpoolError.network("the HTTP client was shut down") }
             if let client = state.clients[idleTimeout.nanoseconds] { return client }
             let client = HTTPClient(

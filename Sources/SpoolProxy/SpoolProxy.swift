@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 public import Spool
 
 /// A local HTTP caching proxy over a `SpoolCache`: any player that reads http URLs (ffmpeg, VLC, mpv, a
@@ -33,7 +32,7 @@ public final class SpoolProxy: Sendable {
     /// The token of the URLs shared on the local network: one per proxy, so per launch of the app.
     private let gate = SharingGate()
     private let hub = ProxyEventHub()
-    private let state = NIOLockedValueBox(State.idle)
+    private let state = LockedBox(State.idle, rank: .proxyLifecycle)
 
     private enum State {
         case idle
@@ -69,7 +68,7 @@ public final class SpoolProxy: Sendable {
     /// Binds the socket and starts serving; returns the base URL (`http://127.0.0.1:PORT`).
     @discardableResult
     public func start() async throws -> URL {
-        try state.withLockedValue { state in
+        try state.withLock { state in
             guard case .idle = state else { throw ProxyError.alreadyStarted }
             state = .starting
         }
@@ -81,12 +80,12 @@ public final class SpoolProxy: Sendable {
                 id: 0, host: configuration.host, port: configuration.port, server: server, responder: responder,
                 announce: { [hub] in hub.publish($0) })
         } catch {
-            state.withLockedValue { $0 = .idle }
+            state.withLock { $0 = .idle }
             throw error as? ProxyError
                 ?? ProxyError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
         }
         // Running before anything else can throw: a proxy left in `starting` could never be stopped.
-        state.withLockedValue { $0 = .running(Running(server: server, responder: responder, loopback: listener)) }
+        state.withLock { $0 = .running(Running(server: server, responder: responder, loopback: listener)) }
         return try listener.mapping().baseURL
     }
 
@@ -142,7 +141,7 @@ public final class SpoolProxy: Sendable {
     /// Stops listening, closes every connection, stops the preloader and waits until they are gone. The
     /// cache stays open; call `cache.close()` before the process exits so its index holds everything written.
     public func stop() async {
-        let running: Running? = state.withLockedValue { state in
+        let running: Running? = state.withLock { state in
             defer { state = .stopped }
             if case .running(let running) = state { return running }
             return nil
@@ -172,7 +171,7 @@ public final class SpoolProxy: Sendable {
     @discardableResult
     public func shareOnLocalNetwork(address: String? = nil, port: Int = 0) async throws -> URL {
         guard !configuration.allowedHosts.isEmpty else { throw ProxyError.sharingNeedsAllowedHosts }
-        let claimed = try state.withLockedValue { state -> (ProxyServer, ProxyResponder)? in
+        let claimed = try state.withLock { state -> (ProxyServer, ProxyResponder)? in
             guard case .running(var running) = state else { throw ProxyError.notRunning }
             guard case .off = running.sharing else { return nil }
             running.sharing = .starting
@@ -237,14 +236,14 @@ public final class SpoolProxy: Sendable {
     }
 
     private func running() throws -> Running {
-        try state.withLockedValue { state in
+        try state.withLock { state in
             guard case .running(let running) = state else { throw ProxyError.notRunning }
             return running
         }
     }
 
     private func updateRunning<Result>(_ body: (inout Running) -> Result) -> Result? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard case .running(var running) = state else { return nil }
             let result = body(&running)
             state = .running(running)

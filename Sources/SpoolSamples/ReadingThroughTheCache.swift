@@ -26,8 +26,8 @@ func playRange(of trackURL: URL, thenPrefetch nextURL: URL, cache: SpoolCache, f
     }
 
     let info = try await cache.contentInfo(for: trackURL)  // length, MIME type, ETag; offline once known
-    print(info.length, info.mimeType ?? "no type", cache.cachedRanges(for: trackURL))
+    print(info.length, info.mimeType ?? "no type", await cache.cachedRanges(for: trackURL))
     try await cache.prefetch(nextURL, length: 512 * 1024)  // gives way to reads that play
-    print(cache.entry(for: trackURL)?.fractionCached ?? 0)
+    print(await cache.entry(for: trackURL)?.fractionCached ?? 0)
 }
 // sample ends

@@ -43,17 +43,15 @@ final class AdapterBehaviourTests: XCTestCase {
         let player = AVQueuePlayer(items: [item, AVPlayerItem(url: URL(string: "https://example.com/next.mp3")!)])
         let canceller = QueueLoadingCanceller(player: player)
         let playing = fixture.startPlaying(asset, length: length, seed: 22)
-        try await Task.sleep(for: .milliseconds(400))
+        try await fixture.until("bytes flow") { fixture.origin.bodyBytesSent >= 200_000 }
         canceller.remove(item)
         let report = await playing.value
         XCTAssertTrue(report.passed, "\(report.failures)")
         XCTAssertEqual(
             report.requestsReleased, 1, "AVFoundation cancels nothing: the adapter finishes the request itself")
-        try await Task.sleep(for: .milliseconds(200))
-        let sentAfterRemoval = fixture.origin.bodyBytesSent
-        try await Task.sleep(for: .milliseconds(400))
-        XCTAssertEqual(fixture.origin.bodyBytesSent, sentAfterRemoval, "no traffic once the item left the queue")
-        XCTAssertLessThan(sentAfterRemoval, 3_000_000)
+        // No traffic once the item left the queue: no request of it runs in the engine any more.
+        try await fixture.until("no request runs") { !fixture.cache.isFetching(Resource(url: url)) }
+        XCTAssertLessThan(fixture.origin.bodyBytesSent, 3_000_000)
         XCTAssertFalse(player.items().contains { $0 === item })
     }
 
@@ -65,7 +63,7 @@ final class AdapterBehaviourTests: XCTestCase {
         let item = AVPlayerItem(asset: asset)
         let canceller = QueueLoadingCanceller(player: AVQueuePlayer(items: [item]))
         let playing = fixture.startPlaying(asset, length: length, seed: 23)
-        try await Task.sleep(for: .milliseconds(300))
+        try await fixture.until("bytes flow") { fixture.origin.bodyBytesSent >= 200_000 }
         // AVFoundation may post the notification on any thread.
         DispatchQueue.global().async {
             NotificationCenter.default.post(name: AVPlayerItem.didPlayToEndTimeNotification, object: item)
@@ -87,7 +85,10 @@ final class AdapterBehaviourTests: XCTestCase {
                 ScriptedRequest(offset: length - 4_000_000, length: 4_000_000, openWith: [1]),
             ], toEndReadLimit: nil)
         let playing = fixture.startPlaying(asset, length: length, seed: 24, script: script)
-        try await Task.sleep(for: .milliseconds(500))
+        // Both reads are open once the origin has had a request for each (and the information's).
+        try await fixture.until("both requests sent") {
+            fixture.origin.requestCount >= 2 && fixture.origin.bodyBytesSent >= 200_000
+        }
         asset.cancelLoading()
         let report = await playing.value
         XCTAssertTrue(report.passed, "\(report.failures)")
@@ -100,7 +101,7 @@ final class AdapterBehaviourTests: XCTestCase {
         var asset: SpoolAsset? = SpoolAsset(url: url, cache: fixture.cache)
         weak let released = asset
         let playing = fixture.startPlaying(try XCTUnwrap(asset), length: length, seed: 25, hold: .weak)
-        try await Task.sleep(for: .milliseconds(400))
+        try await fixture.until("bytes flow") { fixture.origin.bodyBytesSent >= 200_000 }
         asset = nil
         XCTAssertNil(released, "nothing but the app holds the asset")
         let report = await playing.value

@@ -52,6 +52,15 @@ final class AdapterFixture: @unchecked Sendable {
         return Task { await simulator.run(script, timeout: 30) }
     }
 
+    /// Returns once `condition` holds, looking every 10 ms (at most 30 s): for what the test waits for, not a
+    /// delay.
+    func until(
+        _ what: String, _ condition: @Sendable () -> Bool, file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
+        for _ in 0..<3000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertTrue(condition(), "never: \(what)", file: file, line: line)
+    }
+
     /// A new cache instance on the same directory (as after an app restart).
     func reopenCache() throws {
         cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))

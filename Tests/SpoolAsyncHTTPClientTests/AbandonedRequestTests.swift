@@ -63,15 +63,15 @@ class AbandonedRequestTests: XCTestCase {
     }
 
     func testClosingTheCacheEndsAbandonedRequestsAtOnce() async throws {
-        let (_, cache, url) = try makeLinkedCache(grace: 60)
+        // A grace of an hour: only ending the request at once lets `close()` return.
+        let (_, cache, url) = try makeLinkedCache(grace: 3600)
         var received = 0
         for try await chunk in cache.read(url) {
             received += chunk.count
             if received >= 800_000 { break }
         }
-        let started = Date()
-        await cache.close()
-        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "close waits for no grace")
+        let closed: Void? = try await withinHangBound { await cache.close() }
+        XCTAssertNotNil(closed, "close waits for no grace")
     }
 
     /// The body bytes the origin sent more than once, by the ranges it answered.

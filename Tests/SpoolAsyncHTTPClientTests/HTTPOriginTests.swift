@@ -60,7 +60,8 @@ class HTTPOriginTests: XCTestCase {
         XCTAssertFalse(paths.isEmpty)
         XCTAssertTrue(
             paths.allSatisfy { $0.hasPrefix("/__redirected__") }, "later ranges go to the final URL: \(paths)")
-        let cached = try XCTUnwrap(cache.entry(for: fixture.url)?.cachedRanges)
+        let foundEntry = await cache.entry(for: fixture.url)
+        let cached = try XCTUnwrap(foundEntry?.cachedRanges)
         XCTAssertTrue(cached.contains(0..<100_000) && cached.contains(1_000_000..<1_100_000), "\(cached.ranges)")
         // The first request, which brought the content information, asked for no more than its first size.
         XCTAssertLessThanOrEqual(cached.byteCount, 200_000 + FetchPolicy().firstRequestSize)
@@ -142,7 +143,7 @@ class HTTPOriginTests: XCTestCase {
         let requests = fixture.origin.requests
         XCTAssertGreaterThan(requests.count, 1)
         XCTAssertTrue(requests.allSatisfy { $0.headers["authorization"] == token })
-        let entries = cache.entries()
+        let entries = await cache.entries()
         // Closed, so that nothing writes during the scan: a read's request may still be ending after the read
         // returns, and its index write (a temporary file renamed into place) vanished under the scan.
         await cache.close()
@@ -189,10 +190,11 @@ class HTTPOriginTests: XCTestCase {
         let closedPort = try TestOrigin()
         let url = closedPort.url(for: "/gone.mp3")
         closedPort.stop()
-        let start = Date()
-        let (_, error) = await collectUntilFailure(cache.read(url))
+        // The origin's timeout is the transport's default (a minute or more): a bound short of it shows the
+        // refusal ended the read, not a timeout.
+        let read = try await withinHangBound(seconds: 30) { await collectUntilFailure(cache.read(url)) }
+        let (_, error) = try XCTUnwrap(read, "a refused connection fails at once, not after a timeout")
         guard case .network? = error as? SpoolError else { return XCTFail("unreachable: \(String(describing: error))") }
-        XCTAssertLessThan(Date().timeIntervalSince(start), 5, "a refused connection fails at once, not after a timeout")
     }
 
     func testRangeNotSatisfiable() async throws {
@@ -208,15 +210,12 @@ class HTTPOriginTests: XCTestCase {
 
     func testSilentOriginTimesOut() async throws {
         let fixture = try makeFixture(length: 1000)
+        // It answers after 10 s: a timeout of 1 s must end the wait first.
         fixture.origin.behaviour.answerDelay = 10
-        let start = Date()
         do {
             _ = try await fixture.makeHTTPOrigin(timeout: 1).contentInfo(for: fixture.url)
             XCTFail("an origin that never answers must time out")
-        } catch SpoolError.timedOut {
-            let elapsed = Date().timeIntervalSince(start)
-            XCTAssertTrue((0.9..<5).contains(elapsed), "timed out after \(elapsed) s")
-        }
+        } catch SpoolError.timedOut {}
     }
 
     func testStalledBodyTimesOut() async throws {
@@ -224,33 +223,28 @@ class HTTPOriginTests: XCTestCase {
         fixture.origin.behaviour.stallAfterBytes = 30_000
         let response = try await fixture.makeHTTPOrigin(timeout: 1).read(
             OriginReadRequest(url: fixture.url, range: 0..<100_000))
-        let start = Date()
         var received = Data()
         do {
             for try await chunk in response.body { received.append(chunk) }
             XCTFail("a body that stalls must time out")
-        } catch SpoolError.timedOut {
-            let elapsed = Date().timeIntervalSince(start)
-            XCTAssertTrue((0.9..<5).contains(elapsed), "timed out after \(elapsed) s")
-        }
+        } catch SpoolError.timedOut {}
         XCTAssertEqual(received, fixture.bytes(0..<30_000))
     }
 
     func testCancellingTheCallerBeforeTheHeadThrowsCancellationError() async throws {
         let fixture = try makeFixture(length: 1000)
-        fixture.origin.behaviour.answerDelay = 10
+        // An answer in an hour: only the cancellation can end the read within the bound.
+        fixture.origin.behaviour.answerDelay = 3600
         let origin = fixture.makeHTTPOrigin()
         let url = fixture.url
         let task = Task { try await origin.read(OriginReadRequest(url: url, range: 0..<1000)) }
         _ = await eventually { fixture.origin.requestCount == 1 }
-        let start = Date()
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("a cancelled read must not succeed")
-        } catch is CancellationError {
-            XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        let ended = try await withinHangBound { await task.result }
+        guard case .failure(let error)? = ended else {
+            return XCTFail("the cancelled read went on: \(String(describing: ended))")
         }
+        XCTAssertTrue(error is CancellationError, "\(error)")
     }
 
     /// A fetch whose reader went away can be cancelled before its request has started: the read must end at

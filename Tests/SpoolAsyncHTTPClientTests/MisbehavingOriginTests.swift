@@ -22,7 +22,7 @@ class MisbehavingOriginTests: XCTestCase {
     {
         fixture.origin.behaviour = TestOriginBehaviour()
         let cache = try fixture.makeCache()
-        let entry = cache.entry(for: fixture.url)
+        let entry = await cache.entry(for: fixture.url)
         for range in entry?.cachedRanges.ranges ?? [] {
             let stored = try await collect(cache.read(fixture.url, from: range.lowerBound, length: Int64(range.count)))
             XCTAssertEqual(stored, fixture.bytes(range), "cached bytes \(range) are wrong", file: file, line: line)
@@ -37,9 +37,11 @@ class MisbehavingOriginTests: XCTestCase {
         let cache = try fixture.makeCache()
         let middle = try await collect(cache.read(fixture.url, from: 1_200_000, length: 300_000))
         XCTAssertEqual(middle, fixture.bytes(1_200_000..<1_500_000))
-        XCTAssertEqual(cache.entry(for: fixture.url)?.info.acceptsRanges, false)
+        let foundEntry1 = await cache.entry(for: fixture.url)
+        XCTAssertEqual(foundEntry1?.info.acceptsRanges, false)
         // What passed by on the way to the offset was cached too.
-        XCTAssertTrue(cache.entry(for: fixture.url)?.cachedRanges.contains(0..<1_200_000) ?? false)
+        let foundEntry2 = await cache.entry(for: fixture.url)
+        XCTAssertTrue(foundEntry2?.cachedRanges.contains(0..<1_200_000) ?? false)
         try await assertCacheConsistent(fixture)
     }
 
@@ -48,13 +50,15 @@ class MisbehavingOriginTests: XCTestCase {
         let cache = try fixture.makeCache(policy: fastRetries)
         // The content information comes with the first bytes, which are cached; the error comes later.
         _ = try await collect(cache.read(fixture.url, from: 0, length: 1_000))
-        let before = try XCTUnwrap(cache.entry(for: fixture.url)?.cachedRanges)
+        let foundEntry3 = await cache.entry(for: fixture.url)
+        let before = try XCTUnwrap(foundEntry3?.cachedRanges)
         fixture.origin.resetCounters()
         fixture.origin.behaviour.serverErrorStatus = 503
         let (data, error) = await collectUntilFailure(cache.read(fixture.url, from: 300_000))
         XCTAssertEqual(data.count, 0)
         XCTAssertEqual(error as? SpoolError, .httpStatus(503))
-        XCTAssertEqual(cache.entry(for: fixture.url)?.cachedRanges, before, "an error body is never cached")
+        let foundEntry4 = await cache.entry(for: fixture.url)
+        XCTAssertEqual(foundEntry4?.cachedRanges, before, "an error body is never cached")
         // Each piece in flight (at most two) is tried 1 + retryLimit times, then the error is final.
         let gets = fixture.origin.requests.filter { $0.method == "GET" }.count
         XCTAssertGreaterThanOrEqual(gets, 1 + fastRetries.retryLimit)
@@ -103,13 +107,13 @@ class MisbehavingOriginTests: XCTestCase {
         let fixture = try makeFixture(length: 1_000_000)
         let cache = try fixture.makeCache()
         _ = try await collect(cache.read(fixture.url, from: 0, length: 400_000))
-        let oldTag = cache.entry(for: fixture.url)?.info.entityTag
+        let oldTag = await cache.entry(for: fixture.url)?.info.entityTag
         fixture.origin.serve(.generated(length: 1_000_000, seed: 99), at: "/media/file.mp3", contentType: "audio/mpeg")
         // Cached (old) bytes first, then a gap whose fetch reveals the new version: never joined.
         let (mixed, error) = await collectUntilFailure(cache.read(fixture.url, from: 300_000, length: 400_000))
         XCTAssertEqual(error as? SpoolError, .resourceChanged)
         XCTAssertEqual(mixed, fixture.bytes(300_000..<(300_000 + Int64(mixed.count))))
-        let entry = cache.entry(for: fixture.url)
+        let entry = await cache.entry(for: fixture.url)
         XCTAssertNotEqual(entry?.info.entityTag, oldTag)
         let fresh = try await collect(cache.read(fixture.url))
         XCTAssertEqual(fresh, TestContent.generatedBytes(seed: 99, range: 0..<1_000_000))

@@ -127,7 +127,8 @@ final class TLSOriginTests: XCTestCase {
         } catch let error as SpoolError {
             XCTAssertTrue("\(error)".lowercased().contains("certificate"), "\(error)")
         }
-        XCTAssertEqual(cache.cachedRanges(for: Resource(url: url)).byteCount, 0)
+        let storedRanges = await cache.cachedRanges(for: Resource(url: url))
+        XCTAssertEqual(storedRanges.byteCount, 0)
         await cache.close()
         await transport.shutdown()
     }

@@ -17,15 +17,15 @@ final class ConcurrentClientsTests: XCTestCase {
     /// memory followed the file needs 300 MB more.
     static let growthBound: Int64 = 50 * 2_560 * 1024
 
-    func testFiftyClientsReadRandomRangesOfA100MBFile() throws {
-        let session = try run(fileSize: 100_000_000, seed: 0x5EED_0100)
+    func testFiftyClientsReadRandomRangesOfA100MBFile() async throws {
+        let session = try await run(fileSize: 100_000_000, seed: 0x5EED_0100)
         XCTAssertLessThan(session.growth, Self.growthBound, "peak resident memory of spool serve over its baseline")
     }
 
     /// The same load over a file three times larger: the peak stays under the same bound (a proxy whose
     /// memory followed the file would need 300 MB more).
-    func testPeakMemoryDoesNotGrowWithA300MBFile() throws {
-        let session = try run(fileSize: 300_000_000, seed: 0x5EED_0300)
+    func testPeakMemoryDoesNotGrowWithA300MBFile() async throws {
+        let session = try await run(fileSize: 300_000_000, seed: 0x5EED_0300)
         XCTAssertLessThan(session.growth, Self.growthBound, "peak resident memory of spool serve over its baseline")
     }
 
@@ -43,7 +43,7 @@ final class ConcurrentClientsTests: XCTestCase {
 
     private func run(
         fileSize size: Int64, seed: UInt64, clients: Int = 50, requestsPerClient: Int = 5
-    ) throws -> Session {
+    ) async throws -> Session {
         guard let curl = Curl.command else {
             throw ExternalCommand.Failure(description: "curl is not installed; .ci/run installs it")
         }
@@ -80,7 +80,7 @@ final class ConcurrentClientsTests: XCTestCase {
         let deadline = Date().addingTimeInterval(180)
         while processes.contains(where: \.isRunning), Date() < deadline {
             if let memory = serve.residentMemory() { samples.append(memory.current) }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(nanoseconds: 100_000_000)
         }
         let statuses = processes.map { $0.waitForExit(timeout: 1) }
         let elapsed = Date().timeIntervalSince(started)
@@ -124,7 +124,7 @@ final class ConcurrentClientsTests: XCTestCase {
         let indexDirectory = cacheDirectory.appendingPathComponent("index")
         let indexFiles = try FileManager.default.contentsOfDirectory(atPath: indexDirectory.path)
         XCTAssertEqual(indexFiles.filter { $0.hasSuffix(".json") }.count, 1, "index records: \(indexFiles)")
-        let entries = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory)).entries()
+        let entries = try await SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory)).entries()
         XCTAssertEqual(entries.count, 1)
         if let entry = entries.first {
             XCTAssertEqual(entry.info.length, size)

@@ -26,7 +26,8 @@ final class HLSPinTests: XCTestCase {
         XCTAssertEqual(last.bytes, summary.bytes)
         XCTAssertEqual(progress.all.map(\.pinned), Array(1...names.count))
         for url in summary.resources {
-            let entry = try XCTUnwrap(fixture.cache.entry(for: url), url.lastPathComponent)
+            let foundEntry = await fixture.cache.entry(for: url)
+            let entry = try XCTUnwrap(foundEntry, url.lastPathComponent)
             XCTAssertTrue(entry.isPinned, url.lastPathComponent)
             XCTAssertEqual(entry.cachedBytes, entry.info.length, url.lastPathComponent)
         }

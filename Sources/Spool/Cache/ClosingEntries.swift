@@ -4,7 +4,7 @@
 ///
 /// `begin` is called with the map's lock held (that lock, then this one; never the other way round).
 final class ClosingEntries: Sendable {
-    private let closing = LockedBox<[String: Closing]>([:])
+    private let closing = LockedBox<[String: Closing]>([:], rank: .closingEntries)
 
     private struct Closing {
         var count = 0

@@ -7,7 +7,7 @@ import Foundation
 final class Evictor: Sendable {
     private let limits: CacheLimits
     private let store: DiskStore
-    private let clock: @Sendable () -> Date
+    private let clock: any SpoolClock
     /// Where eviction runs, one pass at a time, off every lock: it removes files and writes index records.
     let queue = BlockingIO.serialQueue(label: "Spool.Evictor")
     /// Bytes written since the last check; a check runs every `checkInterval` bytes.
@@ -24,7 +24,7 @@ final class Evictor: Sendable {
         var pinned: Bool
     }
 
-    init(limits: CacheLimits, store: DiskStore, clock: @escaping @Sendable () -> Date) {
+    init(limits: CacheLimits, store: DiskStore, clock: any SpoolClock) {
         self.limits = limits
         self.store = store
         self.clock = clock
@@ -88,7 +88,7 @@ final class Evictor: Sendable {
             noteClosed(key: key, record: nil)
             return true
         }
-        let now = clock()
+        let now = clock.date
         var idle: [(key: String, bytes: Int64, lastAccess: Date, pinned: Bool)] = []
         var total = incoming
         let known = knownEntries(now: now).merging(idleEngines) { _, open in open }

@@ -7,7 +7,7 @@ import Foundation
 /// opens when first used), and leaves it before it is closed or its files removed, outside the lock. Meanwhile
 /// `closing` makes a new engine of the same entry wait, so it reads what the old one left.
 final class OpenEntries: Sendable {
-    private let engines = LockedBox<[String: ResourceEngine]>([:])
+    private let engines = LockedBox<[String: ResourceEngine]>([:], rank: .openEntries)
     private let closing = ClosingEntries()
     /// Numbers the engines, so an engine's idle call is told apart from a later engine's of the same entry.
     private let engineCount = LockedBox(0)
@@ -15,6 +15,7 @@ final class OpenEntries: Sendable {
     private let closeDeadlines = LockedBox<[Int: TimeInterval]>([:])
     private let store: DiskStore
     private let evictor: Evictor
+    private let clock: any SpoolClock
 
     /// How many idle entries stay open at most, and for how long.
     ///
@@ -27,9 +28,10 @@ final class OpenEntries: Sendable {
     private static let idleLimit = 16
     private static let idleGrace: TimeInterval = 30
 
-    init(store: DiskStore, evictor: Evictor) {
+    init(store: DiskStore, evictor: Evictor, clock: any SpoolClock) {
         self.store = store
         self.evictor = evictor
+        self.clock = clock
     }
 
     /// The engine of entry `key`, created if none is open, counted as used until `release`.
@@ -103,7 +105,7 @@ final class OpenEntries: Sendable {
         // An idle entry stays open a moment: a player's next request for it (they come in bursts) then
         // finds its files open and its blocks already checked. The newest `idleLimit` stay at most
         // `idleGrace` seconds.
-        let deadline = ProcessInfo.processInfo.systemUptime + Self.idleGrace
+        let deadline = clock.uptime + Self.idleGrace
         // A close already scheduled only has its deadline moved: a burst of small requests, each leaving the
         // engine idle for a moment, takes no other lock and starts no task.
         let moved = closeDeadlines.withLock { deadlines -> Bool in
@@ -130,10 +132,10 @@ final class OpenEntries: Sendable {
         guard !scheduled else { return }
         // The task holds the entries only between its sleeps, so a cache dropped meanwhile goes at once (a
         // closed cache's engines are not touched again), as it did before the grace became a moving deadline.
-        Task { [weak self] in
+        Task { [weak self, clock] in
             // Each pass sleeps until the deadline it read; the deadline moves only when the engine goes idle again.
             while let wait = self?.remainingGrace(of: engine.id), wait > 0 {
-                try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+                try? await clock.sleep(until: clock.uptime + wait)
             }
             guard let self, self.remainingGrace(of: engine.id) == nil else { return }
             await self.closeNow(engine)
@@ -145,7 +147,7 @@ final class OpenEntries: Sendable {
     private func remainingGrace(of id: Int) -> TimeInterval? {
         closeDeadlines.withLock { deadlines -> TimeInterval? in
             guard let deadline = deadlines[id] else { return nil }
-            let wait = deadline - ProcessInfo.processInfo.systemUptime
+            let wait = deadline - clock.uptime
             if wait <= 0 { deadlines[id] = nil }
             return max(0, wait)
         }

@@ -2,9 +2,12 @@ import Foundation
 
 extension SpoolCache {
     /// What this cache directory has served, fetched and evicted, counted by every process that used it: the
-    /// counts written so far plus this process's since its last write. Reads a small file (blocks briefly).
+    /// counts written so far plus this process's since its last write. Reads a small file, on `BlockingIO`.
     public var statistics: CacheStatistics {
-        statisticsCounter.current()
+        get async {
+            let counter = statisticsCounter
+            return (try? await BlockingIO.run { counter.current() }) ?? counter.pending
+        }
     }
 
     /// Writes this process's counts now (they are written every few seconds while reads run, and on

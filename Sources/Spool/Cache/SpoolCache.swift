@@ -21,11 +21,11 @@ public final class SpoolCache: Sendable {
     private let store: DiskStore
     private let open: OpenEntries
     /// Lets reads ahead of playback give way to it, cache-wide.
-    let gate = PlaybackGate()
+    let gate: PlaybackGate
     private let codec: any BlockCodec
     private let problems: ProblemReporter
     private let evictor: Evictor
-    private let linkMonitor = LinkMonitor()
+    private let linkMonitor: LinkMonitor
     private let checked = CheckedBlocks()
     private let keys: CacheKeys
     /// What the cache served, fetched and evicted (`statistics`).
@@ -35,14 +35,20 @@ public final class SpoolCache: Sendable {
     /// reads the index records to apply them.
     public init(configuration: SpoolConfiguration = SpoolConfiguration()) throws {
         self.configuration = configuration
+        gate = PlaybackGate(clock: configuration.clock)
+        linkMonitor = LinkMonitor(clock: configuration.clock)
         store = try DiskStore(directory: configuration.directory)
         codec = try configuration.encryptionKey.map(SealedCodec.init(key:)) ?? ChecksumCodec()
         problems = ProblemReporter(handler: configuration.onProblem)
         evictor = Evictor(limits: configuration.limits, store: store, clock: configuration.clock)
-        open = OpenEntries(store: store, evictor: evictor)
+        open = OpenEntries(store: store, evictor: evictor, clock: configuration.clock)
         keys = CacheKeys(policy: configuration.cacheKeyPolicy)
         statisticsCounter = StatisticsCounter(directory: configuration.directory, clock: configuration.clock)
-        enforceLimits()
+        // The first pass (limits lowered since the last run) goes on the eviction queue, not the caller's
+        // thread: it reads every record. Reads started meanwhile queue their own passes behind it.
+        if evictor.isActive {
+            BlockingIO.start(on: evictor.queue) { [self] in enforceLimitsNow(incoming: 0) }
+        }
     }
 
     /// The bytes of the resource at `url` from `offset`, `length` of them or (`nil`) to its end.
@@ -191,32 +197,42 @@ public final class SpoolCache: Sendable {
         resource.cacheKey.map { CacheKeyPolicy.digest("custom:" + $0) } ?? keys.key(for: resource.url)
     }
 
-    /// The entry of `resource`, if the cache knows it.
-    public func entry(for resource: Resource) -> CacheEntry? {
-        entry(key: key(for: resource))
+    /// The entry of `resource`, if the cache knows it. Reads its index record on `BlockingIO`.
+    public func entry(for resource: Resource) async -> CacheEntry? {
+        let key = key(for: resource)
+        return await blocking { $0.entry(key: key) } ?? nil
     }
 
     /// The entry of the resource at `url`, if the cache knows it.
-    public func entry(for url: URL) -> CacheEntry? {
-        entry(for: Resource(url: url))
+    public func entry(for url: URL) async -> CacheEntry? {
+        await entry(for: Resource(url: url))
     }
 
     /// The bytes of `resource` on disk now: from the reader in progress if there is one (no index write),
-    /// else from the index.
-    public func cachedRanges(for resource: Resource) -> ByteRangeSet {
+    /// else from the index (read on `BlockingIO`).
+    public func cachedRanges(for resource: Resource) async -> ByteRangeSet {
         let key = key(for: resource)
         if let stored = open.engine(for: key)?.storedRanges { return stored }
-        return store.record(key: key)?.ranges ?? ByteRangeSet()
+        return await blocking { $0.store.record(key: key)?.ranges ?? ByteRangeSet() } ?? ByteRangeSet()
     }
 
     /// The bytes of the resource at `url` on disk now (see `cachedRanges(for:)` of a `Resource`).
-    public func cachedRanges(for url: URL) -> ByteRangeSet {
-        cachedRanges(for: Resource(url: url))
+    public func cachedRanges(for url: URL) async -> ByteRangeSet {
+        await cachedRanges(for: Resource(url: url))
     }
 
     /// Every entry, most recently used first.
-    public func entries() -> [CacheEntry] {
-        knownKeys().compactMap(entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
+    public func entries() async -> [CacheEntry] {
+        await blocking { cache in
+            cache.knownKeys().compactMap(cache.entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
+        } ?? []
+    }
+
+    /// Runs `work` with this cache on the eviction queue (on `BlockingIO`), where index records are read and
+    /// files removed: after the pass that opening the cache started, and never in the middle of one, so what it
+    /// sees holds to the limits. `nil` only if that queue could not run it.
+    private func blocking<T: Sendable>(_ work: @escaping @Sendable (SpoolCache) -> T) async -> T? {
+        try? await BlockingIO.run(on: evictor.queue) { [self] in work(self) }
     }
 
     /// The keys of the entries on disk and of those open in this process: an entry's first record is written
@@ -225,42 +241,49 @@ public final class SpoolCache: Sendable {
         Array(Set(store.keys()).union(open.all.keys))
     }
 
-    /// Deletes the entry of `resource`. Reads of it in progress in this process end with an error; later
-    /// reads fetch it anew.
-    public func remove(_ resource: Resource) {
+    /// Deletes the entry of `resource`, on `BlockingIO`. Reads of it in progress in this process end with an
+    /// error; later reads fetch it anew.
+    public func remove(_ resource: Resource) async {
         let key = key(for: resource)
+        await blocking { $0.remove(key: key) }
+    }
+
+    /// Deletes the entry of the resource at `url`.
+    public func remove(_ url: URL) async {
+        await remove(Resource(url: url))
+    }
+
+    /// Deletes every entry.
+    public func removeAll() async {
+        await blocking { cache in
+            for key in cache.knownKeys() { cache.remove(key: key) }
+        }
+    }
+
+    /// One entry's removal, on `BlockingIO`.
+    private func remove(key: String) {
         open.engine(for: key)?.removeAll()
         store.remove(key: key)
         checked.forget(key: key)
     }
 
-    /// Deletes the entry of the resource at `url`.
-    public func remove(_ url: URL) {
-        remove(Resource(url: url))
-    }
-
-    /// Deletes every entry.
-    public func removeAll() {
-        for key in knownKeys() {
-            open.engine(for: key)?.removeAll()
-            store.remove(key: key)
-            checked.forget(key: key)
-        }
-    }
-
-    /// The cached bytes of every entry together.
+    /// The cached bytes of every entry together (index records read on `BlockingIO`).
     public var totalBytes: Int64 {
-        knownKeys().reduce(0) { total, key in
-            if let stored = open.engine(for: key)?.storedRanges { return total + stored.byteCount }
-            return total + (store.record(key: key)?.ranges.byteCount ?? 0)
+        get async {
+            await blocking { cache in
+                cache.knownKeys().reduce(0) { total, key in
+                    if let stored = cache.open.engine(for: key)?.storedRanges { return total + stored.byteCount }
+                    return total + (cache.store.record(key: key)?.ranges.byteCount ?? 0)
+                }
+            } ?? 0
         }
     }
 
-    /// Applies `configuration.limits` now. They also apply on their own as data is written; this is for an
-    /// app that lowered them, or a test that moved its clock. Blocks the caller while files are removed.
-    public func enforceLimits() {
+    /// Applies `configuration.limits` now, on the eviction queue, and returns once it is done. They also apply
+    /// on their own as data is written; this is for an app that lowered them, or a test that moved its clock.
+    public func enforceLimits() async {
         guard evictor.isActive else { return }
-        evictor.queue.sync { enforceLimitsNow(incoming: 0) }
+        _ = try? await BlockingIO.run(on: evictor.queue) { self.enforceLimitsNow(incoming: 0) }
     }
 
     /// `enforceLimits` for a download about to write `incoming` bytes: the pass runs on the eviction queue, not
@@ -301,9 +324,15 @@ public final class SpoolCache: Sendable {
 
     /// A cache dropped without `close()` still leaves its index up to date (index writes during downloads run
     /// in the background and may not have happened yet); entries being read on close when they go idle.
+    ///
+    /// This is the one place that blocks wherever it runs, a Swift task included (an exception the debug
+    /// checks allow by name): handing the writes to `BlockingIO` would let a cache opened next on the same
+    /// directory read records older than what this one stored. `close()` does the same work on `BlockingIO`.
     deinit {
-        open.closeBlocking()
-        statisticsCounter.flush()
+        ConcurrencyChecks.allowingBlocking {
+            open.closeBlocking()
+            statisticsCounter.flush()
+        }
     }
 
     private func entry(key: String) -> CacheEntry? {
@@ -312,6 +341,15 @@ public final class SpoolCache: Sendable {
         return CacheEntry(
             key: key, url: record.url, info: record.info, cachedRanges: record.ranges,
             created: record.created, lastAccess: record.lastAccess, isPinned: record.pinned)
+    }
+
+    /// The clock of this cache's engines, for the proxy's timers and a preloader.
+    package var clock: any SpoolClock { configuration.clock }
+
+    /// Whether an origin request of `resource` runs in this process now: for tests that check that nothing more
+    /// is fetched, without watching the wire for a while.
+    package func isFetching(_ resource: Resource) -> Bool {
+        open.engine(for: key(for: resource))?.inner.withLock { !$0.tasks.isEmpty || $0.discoveryTask != nil } ?? false
     }
 
     /// The open engine of `resource`, if any, as it is: for tests that look inside.

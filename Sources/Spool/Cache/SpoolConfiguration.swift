@@ -20,8 +20,8 @@ public struct SpoolConfiguration: Sendable {
     /// A 32-byte key to encrypt cached bytes with (AES-GCM per 64 KiB block, random access kept); `nil`
     /// stores them as they are. Entries stored with another key are dropped and fetched again.
     public var encryptionKey: Data?
-    /// The time, for last-access stamps and age limits; tests pass a clock they control.
-    public var clock: @Sendable () -> Date
+    /// The one clock of the cache's engines, its proxy and its preloaders; tests pass one they drive.
+    package var clock: any SpoolClock
     /// Told about problems the cache handled on its own (full disk, damaged bytes, a wrong key).
     public var onProblem: (@Sendable (SpoolProblem) -> Void)?
 
@@ -34,14 +34,13 @@ public struct SpoolConfiguration: Sendable {
         fetchTuning: FetchTuning = FetchTuning(),
         limits: CacheLimits = .unlimited,
         encryptionKey: Data? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() },
         onProblem: (@Sendable (SpoolProblem) -> Void)? = nil
     ) {
         var fetchPolicy = FetchPolicy()
         fetchTuning.apply(to: &fetchPolicy)
         self.init(
             directory: directory, origin: origin, cacheKeyPolicy: cacheKeyPolicy, fetchPolicy: fetchPolicy,
-            limits: limits, encryptionKey: encryptionKey, clock: clock, onProblem: onProblem)
+            limits: limits, encryptionKey: encryptionKey, onProblem: onProblem)
     }
 
     /// A configuration with every knob of the origin requests set (`fetchPolicy`).
@@ -52,7 +51,7 @@ public struct SpoolConfiguration: Sendable {
         fetchPolicy: FetchPolicy,
         limits: CacheLimits = .unlimited,
         encryptionKey: Data? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() },
+        clock: any SpoolClock = SystemClock(),
         onProblem: (@Sendable (SpoolProblem) -> Void)? = nil
     ) {
         self.directory = directory

@@ -6,7 +6,7 @@ struct EngineEnvironment: Sendable {
     let store: DiskStore
     let policy: FetchPolicy
     let codec: any BlockCodec
-    let clock: @Sendable () -> Date
+    let clock: any SpoolClock
     let problems: ProblemReporter
     /// The links to origin hosts as measured so far, shared by every resource of the cache.
     let link: LinkMonitor

@@ -16,8 +16,8 @@ extension ResourceEngine {
     /// read to join (`FetchPolicy.abandonedRequestGrace`); their bytes so far stay stored, and the index
     /// learns of them.
     func removeReader(_ id: Int) {
-        let now = environment.clock()
-        let abandonAt = policy.abandonedRequestGrace > 0 ? LinkMonitor.now : nil
+        let now = environment.clock.date
+        let abandonAt = policy.abandonedRequestGrace > 0 ? environment.clock.uptime : nil
         let orphans = inner.withLock { inner in
             inner.readerPositions[id] = nil
             inner.takenFromMemory[id] = nil
@@ -65,7 +65,7 @@ extension ResourceEngine {
             // player (a read ahead of playback is there to store them, and waits for that).
             // The count of changes is read with the look at arriving bytes: whatever arrives after the look
             // changes it, so the wait below cannot sleep through bytes that came between the look and the step.
-            let now = environment.clock()
+            let now = environment.clock.date
             let (seen, arrived) = inner.withLock { inner in
                 let taken =
                     priority == .playback
@@ -115,7 +115,7 @@ extension ResourceEngine {
                 throw error
             case .read(let range, let generation):
                 // A slice lent, or the plan of a read that happens off the lock.
-                let now = environment.clock()
+                let now = environment.clock.date
                 let prepared = inner.withLock { inner -> Result<PreparedRead?, any Error> in
                     guard inner.state.generation == generation, inner.state.stored.contains(range) else {
                         return .success(nil)

@@ -185,7 +185,7 @@ final class ResourceEngine: Sendable {
         _ range: Range<Int64>?, of info: ContentInfo, revoke: @escaping @Sendable () -> Void
     ) -> (slice: FileSlice?, idle: Bool) {
         let (reserved, recordLags, idle) = lender.reserveWholeAndRelease(
-            range, of: info, at: environment.clock(), revoke: revoke)
+            range, of: info, at: environment.clock.date, revoke: revoke)
         if recordLags { index.flushSoon() }
         let slice = reserved.flatMap { try? lender.complete($0) }
         if let reserved, slice != nil { countServed(reserved.range, fresh: reserved.fresh.byteCount) }
@@ -208,7 +208,7 @@ final class ResourceEngine: Sendable {
     func contentInfoAndStoredRanges(
         near offset: Int64, until end: Int64?, extent: ReadExtent, priority: ReadPriority = .prefetch
     ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
-        let discovery = FetchRunner.Discovery(offset: offset, end: end, extent: extent)
+        let discovery = FetchRunner.Discovery(offset: offset, end: end, extent: extent, began: environment.clock.uptime)
         // Opening the entry starts the discovery where it ends, on the thread that read the record: a cold
         // read's first request is not sent after a hop back to this task.
         // What was stored is taken where the discovery starts, before its first bytes can land.

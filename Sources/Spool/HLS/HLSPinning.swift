@@ -103,7 +103,7 @@ public struct HLSPinning: Sendable {
         var playlist = try await readPlaylist(url)
         if playlist.isLive {
             // A copy stored while the stream was live: the stream may have ended since.
-            cache.remove(Resource(url: url))
+            await cache.remove(Resource(url: url))
             playlist = try await readPlaylist(url)
             guard !playlist.isLive else { throw Failure.live(url) }
         }

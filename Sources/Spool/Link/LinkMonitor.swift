@@ -110,13 +110,19 @@ final class LinkMonitor: Sendable {
     }
 
     private let hosts = LockedBox<[String: Host]>([:])
+    private let clock: any SpoolClock
+
+    /// A monitor timing the links by `clock` (the cache's).
+    init(clock: any SpoolClock = SystemClock()) {
+        self.clock = clock
+    }
 
     /// The current estimate for `url`'s host.
     func estimate(for url: URL) -> LinkEstimate {
         let key = Self.key(url)
         return hosts.withLock { hosts in
             guard var host = hosts[key] else { return LinkEstimate() }
-            host.forgetIdleConnections(Self.now)
+            host.forgetIdleConnections(clock.uptime)
             let roundTrip = Self.roundTrip(of: host, secure: key.hasPrefix("https:"))
             return LinkEstimate(
                 roundTrip: roundTrip,
@@ -145,8 +151,9 @@ final class LinkMonitor: Sendable {
 
     /// A request to `url`'s host is sent; returns whether it likely needs a new connection (no idle one).
     @discardableResult
-    func requestSent(_ url: URL, at now: TimeInterval = LinkMonitor.now) -> Bool {
-        update(url) { host in
+    func requestSent(_ url: URL, at moment: TimeInterval? = nil) -> Bool {
+        let now = moment ?? self.now
+        return update(url) { host in
             host.forgetIdleConnections(now)
             let newConnection = host.requests >= host.connections
             host.requests += 1
@@ -158,7 +165,8 @@ final class LinkMonitor: Sendable {
 
     /// A request to `url`'s host ended; unless `reusable` (its body was read to the end), its connection
     /// is taken as closed.
-    func requestEnded(_ url: URL, reusable: Bool, at now: TimeInterval = LinkMonitor.now) {
+    func requestEnded(_ url: URL, reusable: Bool, at moment: TimeInterval? = nil) {
+        let now = moment ?? self.now
         update(url) { host in
             host.requests = max(0, host.requests - 1)
             if !reusable { host.connections = max(host.requests, host.connections - 1) }
@@ -171,8 +179,9 @@ final class LinkMonitor: Sendable {
     /// response's connection.
     func responded(
         _ url: URL, after seconds: TimeInterval, newConnection: Bool, multiplexed: Bool = false,
-        initialStreamWindow: Int64 = OriginReadResponse.defaultStreamWindow, at now: TimeInterval = LinkMonitor.now
+        initialStreamWindow: Int64 = OriginReadResponse.defaultStreamWindow, at moment: TimeInterval? = nil
     ) {
+        let now = moment ?? self.now
         update(url) { host in
             host.multiplexed = multiplexed
             host.initialStreamWindow = initialStreamWindow
@@ -186,7 +195,8 @@ final class LinkMonitor: Sendable {
     }
 
     /// A response from `url`'s host delivered `bytes` of body `seconds` after its request was sent.
-    func delivered(_ bytes: Int64, from url: URL, after seconds: TimeInterval, at now: TimeInterval = LinkMonitor.now) {
+    func delivered(_ bytes: Int64, from url: URL, after seconds: TimeInterval, at moment: TimeInterval? = nil) {
+        let now = moment ?? self.now
         guard bytes > 0, seconds > 0 else { return }
         update(url) { host in host.negatedDeliveries.add(-Double(bytes) / seconds, at: now) }
     }
@@ -255,9 +265,9 @@ final class LinkMonitor: Sendable {
         return hosts.withLock { hosts in change(&hosts[key, default: Host()]) }
     }
 
-    /// Monotonic seconds (the wall clock can jump): the system clock's uptime, the time base of the engine's
-    /// requests, holds and their deadlines.
-    static var now: TimeInterval { SystemClock().uptime }
+    /// Monotonic seconds (the wall clock can jump): the clock's uptime, the time base of the engine's requests,
+    /// holds and their deadlines.
+    var now: TimeInterval { clock.uptime }
 
     private static func key(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"

@@ -48,18 +48,21 @@ struct PreloadJob: Sendable {
         let key = cache.key(for: resource)
         onStored(key, [])
         for _ in 0..<Self.maximumAttempts {
-            let gaps = cache.cachedRanges(for: resource).gaps(in: range)
+            let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
             guard !gaps.isEmpty else { return }
             for gap in gaps {
                 try Task.checkCancellation()
                 await cache.gate.waitForPlayback()
                 try Task.checkCancellation()
-                defer { onStored(key, cache.cachedRanges(for: resource).intersection(gap)) }
                 // The engine pauses the request while playback needs the link (`FetchRunner.holdBack`).
                 let stream = cache.read(
                     resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
                     extent: .whole)
-                for try await _ in stream {}
+                // What was stored is reported whether the read ended or failed.
+                var failure: (any Error)?
+                do { for try await _ in stream {} } catch { failure = error }
+                onStored(key, await cache.cachedRanges(for: resource).intersection(gap))
+                if let failure { throw failure }
             }
         }
     }

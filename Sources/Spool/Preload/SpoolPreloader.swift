@@ -45,7 +45,7 @@ public final class SpoolPreloader: Sendable {
     public init(cache: SpoolCache, configuration: PreloadConfiguration = PreloadConfiguration()) {
         self.cache = cache
         self.configuration = configuration
-        state = LockedBox(State(schedule: PreloadSchedule(configuration: configuration)))
+        state = LockedBox(State(schedule: PreloadSchedule(configuration: configuration)), rank: .preloader)
     }
 
     /// The feed's items, in order, and the index of the one playing (`nil`: none yet, nothing is preloaded).

@@ -20,14 +20,14 @@ final class StatisticsCounter: Sendable {
 
     private let file: URL
     private let lockFile: URL
-    private let clock: @Sendable () -> Date
+    private let clock: any SpoolClock
     private let state: LockedBox<State>
 
-    init(directory: URL, clock: @escaping @Sendable () -> Date) {
+    init(directory: URL, clock: any SpoolClock) {
         file = directory.appendingPathComponent("statistics.json")
         lockFile = directory.appendingPathComponent("statistics.lock")
         self.clock = clock
-        let now = clock()
+        let now = clock.date
         state = LockedBox(State(pending: CacheStatistics(since: now), lastFlush: now))
     }
 
@@ -73,6 +73,11 @@ final class StatisticsCounter: Sendable {
         }
     }
 
+    /// This process's counts since its last write, without the file's.
+    var pending: CacheStatistics {
+        state.withLock { $0.pending }
+    }
+
     /// The counts of every process so far: the file's, plus this process's not yet written. Blocks.
     func current() -> CacheStatistics {
         let pending = state.withLock { $0.pending }
@@ -82,7 +87,7 @@ final class StatisticsCounter: Sendable {
 
     /// Whether a flush is due: counts are pending and the last flush is `flushInterval` old.
     func isFlushDue() -> Bool {
-        let now = clock()
+        let now = clock.date
         return state.withLock { state in
             !state.pending.isZero && abs(now.timeIntervalSince(state.lastFlush)) >= Self.flushInterval
         }
@@ -90,7 +95,7 @@ final class StatisticsCounter: Sendable {
 
     /// Adds the pending counts to the file. Blocks. On failure (a full disk) the counts stay pending.
     func flush() {
-        let now = clock()
+        let now = clock.date
         let pending = state.withLock { state -> CacheStatistics in
             let taken = state.pending
             state.pending = CacheStatistics(since: now)
@@ -115,6 +120,7 @@ final class StatisticsCounter: Sendable {
     /// The file's counts; `nil` when there is none or it cannot be decoded (then counting starts anew: a
     /// damaged statistics file costs the counts, never the cache).
     private func readStored() -> CacheStatistics? {
+        BlockingIO.willBlock("reading statistics.json")
         guard let data = try? Data(contentsOf: file) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970

@@ -65,6 +65,7 @@ final class DiskStore: Sendable {
 
     /// The record file of `key` as written, if it decodes and is of the current format.
     private func storedRecord(key: String) -> EntryRecord? {
+        BlockingIO.willBlock("reading an index record")
         guard let data = try? Data(contentsOf: recordURL(key)),
             let record = try? Self.decoder.decode(EntryRecord.self, from: data),
             record.format == EntryRecord.currentFormat, record.info.length >= 0
@@ -81,6 +82,7 @@ final class DiskStore: Sendable {
     /// believed, and the claims dropped so (`nil` if there is none or it cannot be trusted).
     func checkedRecord(key: String) -> (record: EntryRecord, beyondData: ByteRangeSet)? {
         guard var record = storedRecord(key: key) else { return nil }
+        BlockingIO.willBlock("stat of a data file")
         // stat(2), not FileManager's attributes, which look up owner and group names for every file.
         var status = stat()
         let fileSize = stat(dataURL(key).path, &status) == 0 ? Int64(status.st_size) : 0
@@ -93,6 +95,7 @@ final class DiskStore: Sendable {
     /// What identifies the current version of `key`'s record file (inode, size, modification time), so a
     /// engine can tell whether another process replaced it without reading it; `nil` if there is none.
     func recordStamp(key: String) -> [Int64]? {
+        BlockingIO.willBlock("stat of an index record")
         var status = stat()
         guard stat(recordURL(key).path, &status) == 0 else { return nil }
         #if canImport(Darwin)
@@ -105,6 +108,7 @@ final class DiskStore: Sendable {
 
     /// Replaces the record of `key` atomically.
     func save(_ record: EntryRecord, key: String, durable: Bool = true) throws {
+        BlockingIO.willBlock("writing an index record")
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.outputFormatting = .sortedKeys
@@ -130,6 +134,7 @@ final class DiskStore: Sendable {
 
     /// Deletes the entry's record, then its data.
     func remove(key: String) {
+        BlockingIO.willBlock("removing an entry's files")
         try? FileManager.default.removeItem(at: recordURL(key))
         try? FileManager.default.removeItem(at: dataURL(key))
         try? FileManager.default.removeItem(at: sumsURL(key))
@@ -137,6 +142,7 @@ final class DiskStore: Sendable {
 
     /// The keys of every entry that has a record.
     func keys() -> [String] {
+        BlockingIO.willBlock("listing the index")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: indexDirectory.path)) ?? []
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }
     }

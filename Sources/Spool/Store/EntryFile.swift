@@ -13,6 +13,7 @@ final class EntryFile: @unchecked Sendable {
 
     /// Opens (creating if needed) the file at `url` for reading and writing.
     init(url: URL) throws {
+        BlockingIO.willBlock("opening a data file")
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw SpoolError.storage("cannot open \(url.lastPathComponent): \(Self.errnoText())")
@@ -26,6 +27,7 @@ final class EntryFile: @unchecked Sendable {
 
     /// Writes all of `data` at `offset`.
     func write(_ data: Data, at offset: Int64) throws {
+        BlockingIO.willBlock("pwrite")
         try data.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
@@ -49,6 +51,7 @@ final class EntryFile: @unchecked Sendable {
     func read(_ range: Range<Int64>, into buffer: UnsafeMutableRawBufferPointer) throws -> Bool {
         let count = Int(range.upperBound - range.lowerBound)
         precondition(buffer.count == count)
+        BlockingIO.willBlock("pread")
         var done = 0
         while done < count {
             let result = pread(
@@ -88,6 +91,7 @@ final class EntryFile: @unchecked Sendable {
 
     /// Gives the disk space of `range` back while keeping the file's length (a hole reads as zeros).
     func punchHole(_ range: Range<Int64>) {
+        BlockingIO.willBlock("punching a hole")
         #if os(Linux)
         // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE from <linux/falloc.h>.
         _ = linuxFallocate(descriptor, 0x02 | 0x01, off_t(range.lowerBound), off_t(range.upperBound - range.lowerBound))
@@ -104,7 +108,7 @@ final class EntryFile: @unchecked Sendable {
     @discardableResult
     func lock(exclusive: Bool, wait: Bool = true) -> Bool {
         var operation = exclusive ? LOCK_EX : LOCK_SH
-        if !wait { operation |= LOCK_NB }
+        if wait { BlockingIO.willBlock("flock") } else { operation |= LOCK_NB }
         while true {
             if flock(descriptor, operation) == 0 { return true }
             if errno != EINTR { return false }
@@ -118,6 +122,7 @@ final class EntryFile: @unchecked Sendable {
 
     /// Makes written bytes durable before the index claims them.
     func synchronize() {
+        BlockingIO.willBlock("fsync")
         #if canImport(Darwin)
         _ = fsync(descriptor)
         #else
@@ -127,6 +132,7 @@ final class EntryFile: @unchecked Sendable {
 
     /// Cuts the file to `length` bytes.
     func truncate(to length: Int64) throws {
+        BlockingIO.willBlock("ftruncate")
         guard ftruncate(descriptor, off_t(length)) == 0 else {
             throw SpoolError.storage("truncate: \(Self.errnoText())")
         }

@@ -4,19 +4,27 @@ import Dispatch
 /// downloaded ones. A concurrent dispatch
 /// queue, off Swift's cooperative thread pool, whose few threads a `pread` that waits on the disk would
 /// otherwise hold up (every task of the process, not just the reader's), and off every lock.
-enum BlockingIO {
+///
+/// Every blocking file operation says so first (`willBlock`); debug builds then check that it runs here (or on
+/// a thread no Swift task runs on, such as an app's own or a test's) and under no lock (`ConcurrencyChecks`).
+package enum BlockingIO {
     private static let queue = DispatchQueue(
         label: "Spool.BlockingIO", qos: .userInitiated, attributes: .concurrent)
 
     /// Runs `work` on the blocking-work queue and returns its result.
-    static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await run(on: queue, work)
     }
 
     /// Starts `work` on the blocking-work queue without waiting for it: for bookkeeping nobody awaits, such as
     /// writing statistics.
     static func start(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
+        queue.async { blocking(work) }
+    }
+
+    /// Starts `work` on `serial` (one of `serialQueue`'s) without waiting for it.
+    static func start(on serial: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        serial.async { blocking(work) }
     }
 
     /// A serial queue for work that must happen one job at a time (one entry's writes), on the same threads.
@@ -29,7 +37,33 @@ enum BlockingIO {
         -> T
     {
         try await withCheckedThrowingContinuation { continuation in
-            serial.async { continuation.resume(with: Result { try work() }) }
+            serial.async { continuation.resume(with: Result { try blocking(work) }) }
         }
+    }
+
+    /// Runs `work` synchronously on `serial` (one of `serialQueue`'s), for a caller that may block: an app's
+    /// synchronous call, a `deinit`.
+    static func sync<T>(on serial: DispatchQueue, _ work: () throws -> T) rethrows -> T {
+        // Waiting for the queue blocks the caller as much as the work itself does.
+        willBlock("waiting for a serial BlockingIO queue")
+        return try serial.sync { try blocking(work) }
+    }
+
+    /// Says that blocking file work (`what`) is about to run: debug builds check that it runs on `BlockingIO`
+    /// or off Swift's tasks, and under no lock. Release builds do nothing.
+    @inline(__always)
+    static func willBlock(_ what: StaticString) {
+        #if DEBUG
+        ConcurrencyChecks.willBlock(what)
+        #endif
+    }
+
+    /// Runs `work` as this queue's work: blocking allowed (debug builds track it).
+    private static func blocking<T>(_ work: () throws -> T) rethrows -> T {
+        #if DEBUG
+        return try ConcurrencyChecks.allowingBlocking(work)
+        #else
+        return try work()
+        #endif
     }
 }

@@ -11,16 +11,26 @@ import Glibc
 /// held for bookkeeping only, a microsecond or two, and under 100 connections served from two event loops a
 /// plain mutex put a waiter to sleep and woke it again (two system calls) far more often than the holder took
 /// to finish. Elsewhere it is `NSLock`.
-final class LockedBox<Value>: @unchecked Sendable {
+///
+/// It is the package's one lock: the proxy, the AsyncHTTPClient transport and the command line use it too, so
+/// that every lock has a place in one order (`LockRank`), checked in debug builds (`ConcurrencyChecks`).
+package final class LockedBox<Value>: @unchecked Sendable {
     private let lock = PlatformLock()
+    private let rank: LockRank
     private var value: Value
 
-    init(_ value: Value) {
+    /// A box holding `value`, whose lock sits at `rank` in the lock order (a leaf unless said otherwise).
+    package init(_ value: Value, rank: LockRank = .leaf) {
         self.value = value
+        self.rank = rank
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        #if DEBUG
+        ConcurrencyChecks.willLock(rank)
+        defer { ConcurrencyChecks.didUnlock(rank) }
+        #endif
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

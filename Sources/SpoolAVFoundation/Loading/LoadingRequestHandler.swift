@@ -52,8 +52,8 @@ final class LoadingRequestHandler: @unchecked Sendable {
                     // a bounded request is wanted whole.
                     var consumer: (@Sendable () async throws -> Void)?
                     if wanted.end == nil {
-                        let grace = Self.replayGrace
-                        consumer = { try await Task.sleep(nanoseconds: grace) }
+                        let (grace, clock) = (Self.replayGrace, cache.clock)
+                        consumer = { try await clock.sleep(until: clock.uptime + grace) }
                     }
                     for try await chunk in cache.read(
                         resource, from: wanted.offset, length: length, consumer: consumer)
@@ -69,8 +69,8 @@ final class LoadingRequestHandler: @unchecked Sendable {
     }
 
     /// How long a to-end request served from the cache waits for the player to cancel before it fetches
-    /// what follows the cached bytes, in nanoseconds (as the proxy gives its clients).
-    static let replayGrace: UInt64 = 50_000_000
+    /// what follows the cached bytes, in seconds of the cache's clock (as the proxy gives its clients).
+    static let replayGrace: TimeInterval = 0.05
 
     /// Stops loading after AVFoundation cancelled the request. Call on the queue.
     func cancel() {
@@ -94,7 +94,7 @@ final class LoadingRequestHandler: @unchecked Sendable {
     private func answerContentInformation() async throws {
         // The player waits for this: a start, which preloads give way to.
         let info = try await cache.contentInfo(for: resource, priority: .playback)
-        let fullyCached = cache.cachedRanges(for: resource).byteCount == info.length
+        let fullyCached = await cache.cachedRanges(for: resource).byteCount == info.length
         let type = UniformTypeMapping.uniformType(mimeType: info.mimeType, url: resource.url)
         if type == UniformTypeMapping.playlistType {
             throw LoadingError.playlistNeedsProxy(resource.url)

@@ -3,15 +3,15 @@ import Foundation
 import Spool
 
 /// `spool clear`: deletes every entry.
-struct Clear: ParsableCommand {
+struct Clear: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete every cached resource.")
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    func run() throws {
+    func run() async throws {
         let cache = try cacheOptions.openCache().cache
-        let count = cache.entries().count
-        cache.removeAll()
+        let count = await cache.entries().count
+        await cache.removeAll()
         print("removed \(count) cached resource\(count == 1 ? "" : "s")")
     }
 }

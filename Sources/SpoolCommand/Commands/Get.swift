@@ -36,7 +36,7 @@ struct Get: AsyncParsableCommand {
     private func fetch(_ url: URL, into cache: SpoolCache) async throws {
         let requested = try range.map(RequestedRange.init) ?? RequestedRange(first: 0, last: nil)
         // Before the content information: asking the origin for it brings (and caches) the first bytes.
-        let cachedAtStart = cache.cachedRanges(for: Resource(url: url))
+        let cachedAtStart = await cache.cachedRanges(for: Resource(url: url))
         let info = try await cache.contentInfo(
             for: url, firstRead: requested.first..<(requested.last.map { $0 + 1 } ?? Int64.max))
         guard requested.first < info.length || (requested.first == 0 && info.length == 0) else {

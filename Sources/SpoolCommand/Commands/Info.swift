@@ -25,7 +25,7 @@ struct Info: AsyncParsableCommand {
             await opened.close()
             throw error
         }
-        let entry = cache.entry(for: url)
+        let entry = await cache.entry(for: url)
         let cached = entry?.cachedRanges ?? ByteRangeSet()
         let percent = info.length == 0 ? 100 : Double(cached.byteCount) * 100 / Double(info.length)
         print("url:            \(CacheKeyPolicy.displayURL(for: url))")

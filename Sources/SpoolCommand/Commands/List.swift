@@ -3,15 +3,15 @@ import Foundation
 import Spool
 
 /// `spool ls`: the cache's entries.
-struct List: ParsableCommand {
+struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls", abstract: "List cached resources: size, share cached, last access, pinned or not, URL.")
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    func run() throws {
+    func run() async throws {
         let cache = try cacheOptions.openCache().cache
-        let entries = cache.entries()
+        let entries = await cache.entries()
         guard !entries.isEmpty else { return print("no cached resources") }
         let formatter = ISO8601DateFormatter()
         print(["SIZE", "CACHED", "LAST ACCESS", "PINNED", "URL"].joined(separator: "\t"))

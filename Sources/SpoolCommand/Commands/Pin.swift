@@ -35,7 +35,7 @@ struct Pin: AsyncParsableCommand {
         let choice = try variantChoice()
         try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
             // Before anything asks for the content information, which brings (and caches) the first bytes.
-            let cachedBefore = cache.cachedRanges(for: Resource(url: url)).byteCount
+            let cachedBefore = await cache.cachedRanges(for: Resource(url: url)).byteCount
             let streams = HLSPinning(cache: cache)
             if try await streams.isPlaylist(url) {
                 try await pinStream(url, choice: choice ?? .highest, with: streams)
@@ -98,7 +98,7 @@ struct Pin: AsyncParsableCommand {
         let watcher = Task {
             var progress = ProgressReporter(total: info.length)
             while !Task.isCancelled {
-                progress.update(cache.cachedRanges(for: resource).byteCount)
+                await progress.update(cache.cachedRanges(for: resource).byteCount)
                 try? await Task.sleep(nanoseconds: 100_000_000)
             }
             return progress
@@ -111,7 +111,7 @@ struct Pin: AsyncParsableCommand {
         }
         watcher.cancel()
         var progress = await watcher.value
-        let cached = cache.cachedRanges(for: resource).byteCount
+        let cached = await cache.cachedRanges(for: resource).byteCount
         progress.update(cached)
         progress.finish()
         guard cached >= info.length else {

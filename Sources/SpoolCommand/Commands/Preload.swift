@@ -40,10 +40,10 @@ struct Preload: AsyncParsableCommand {
             let preloader = SpoolPreloader(cache: cache, configuration: PreloadConfiguration(target: target))
             var failures = 0
             for url in urls {
-                let fetchedBefore = cache.statistics.bytesFetched
+                let fetchedBefore = await cache.statistics.bytesFetched
                 do {
                     let (plan, stored) = try await preloader.planAndPreload(PreloadItem(url: url))
-                    let fetched = cache.statistics.bytesFetched - fetchedBefore
+                    let fetched = await cache.statistics.bytesFetched - fetchedBefore
                     let pieces = plan.pieces.count == 1 ? "1 range" : "\(plan.pieces.count) ranges"
                     FileHandle.standardError.write(
                         Data(

@@ -3,7 +3,7 @@ import Foundation
 import Spool
 
 /// `spool rm URL`: deletes one entry.
-struct Remove: ParsableCommand {
+struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a resource's cached bytes.")
 
     @Argument(help: "The URL the resource was cached from.")
@@ -11,13 +11,13 @@ struct Remove: ParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    func run() throws {
+    func run() async throws {
         let url = try parseOriginURL(url)
         let cache = try cacheOptions.openCache().cache
-        guard cache.entry(for: url) != nil else {
+        guard await cache.entry(for: url) != nil else {
             throw CommandFailure(message: "not cached: \(CacheKeyPolicy.displayURL(for: url))")
         }
-        cache.remove(url)
+        await cache.remove(url)
         print("removed \(CacheKeyPolicy.displayURL(for: url))")
     }
 }

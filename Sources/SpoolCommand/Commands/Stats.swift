@@ -3,7 +3,7 @@ import Foundation
 import Spool
 
 /// `spool stats`: what the cache has served, fetched and evicted, across every process that used it.
-struct Stats: ParsableCommand {
+struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what the cache served (from disk and from the origin), fetched and evicted.",
         discussion: """
@@ -17,8 +17,8 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    func run() throws {
-        let statistics = try cacheOptions.openCache().cache.statistics
+    func run() async throws {
+        let statistics = try await cacheOptions.openCache().cache.statistics
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]

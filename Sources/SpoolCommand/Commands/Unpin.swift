@@ -15,7 +15,7 @@ struct Unpin: AsyncParsableCommand {
     func run() async throws {
         let url = try parseOriginURL(url)
         let cache = try cacheOptions.openCache().cache
-        guard let entry = cache.entry(for: url) else {
+        guard let entry = await cache.entry(for: url) else {
             throw CommandFailure(message: "not cached: \(CacheKeyPolicy.displayURL(for: url))")
         }
         guard entry.isPinned else {

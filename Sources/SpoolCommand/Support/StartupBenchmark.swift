@@ -49,8 +49,10 @@ struct StartupBenchmark {
         await cache.close()
         await transport.shutdown()
         // A read succeeds even when the disk does not take its bytes (they come from the origin): check.
-        let uncached = (0..<entries).filter {
-            cache.entry(for: resource($0, base: origin.baseURL))?.cachedBytes != entrySize
+        var uncached: [Int] = []
+        for index in 0..<entries
+        where await cache.entry(for: resource(index, base: origin.baseURL))?.cachedBytes != entrySize {
+            uncached.append(index)
         }
         guard uncached.isEmpty else {
             throw CommandFailure(
@@ -61,7 +63,10 @@ struct StartupBenchmark {
     }
 
     private func fillMissing(in cache: SpoolCache, base: URL) async throws -> Fill {
-        let missing = (0..<entries).filter { cache.entry(for: resource($0, base: base))?.cachedBytes != entrySize }
+        var missing: [Int] = []
+        for index in 0..<entries where await cache.entry(for: resource(index, base: base))?.cachedBytes != entrySize {
+            missing.append(index)
+        }
         let start = Date()
         var tenthsShown = 0
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -115,8 +120,10 @@ struct StartupBenchmark {
             guard first == TestContent.generatedBytes(seed: UInt64(probe), range: 0..<probeLength) else {
                 throw CommandFailure(message: "entry \(probe) read back wrong bytes")
             }
-            let listed = table.time("entries()") { cache.entries() }
-            let total = table.time("totalBytes") { cache.totalBytes }
+            var listed: [CacheEntry] = []
+            var total: Int64 = 0
+            await table.timeAsync("entries()") { listed = await cache.entries() }
+            await table.timeAsync("totalBytes") { total = await cache.totalBytes }
             guard listed.count >= entries, total >= Int64(entries) * entrySize else {
                 throw CommandFailure(
                     message:

@@ -1,6 +1,6 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Spool
 
 /// One listening address of the proxy (loopback, or the local network's), kept listening through an app's
 /// life: the driver of `ListenerState`, which decides; this performs.
@@ -28,7 +28,7 @@ final class ProxyListener: Sendable {
     private let responder: ProxyResponder
     private let gate: SharingGate?
     private let announce: @Sendable (ProxyEvent) -> Void
-    private let guarded: NIOLockedValueBox<Guarded>
+    private let guarded: LockedBox<Guarded>
 
     private struct Guarded {
         var machine: ListenerState
@@ -64,7 +64,7 @@ final class ProxyListener: Sendable {
         self.responder = responder
         self.gate = gate
         self.announce = announce
-        guarded = NIOLockedValueBox(Guarded(machine: machine))
+        guarded = LockedBox(Guarded(machine: machine), rank: .proxyListener)
     }
 
     /// Binds `host:port` (`0`: a free port) and starts accepting. `gate`, for the local network's listener,
@@ -85,7 +85,7 @@ final class ProxyListener: Sendable {
             gate: gate, announce: announce, machine: ListenerState(listeningOn: bound))
         // The first socket is in the event loop's hands before `start` returns, as NIO's own bind would be.
         let adopted = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
-        listener.guarded.withLockedValue { guarded in
+        listener.guarded.withLock { guarded in
             listener.adopt(descriptor, generation: 1, in: &guarded, adopted: adopted)
         }
         do {
@@ -103,7 +103,7 @@ final class ProxyListener: Sendable {
     func mapping() throws -> ProxyURLMapping {
         // Under the lock, like binding: `isListening` is one system call that never waits, and the descriptor
         // cannot be closed and reused meanwhile by anything this listener does.
-        let dead = guarded.withLockedValue { guarded -> Int? in
+        let dead = guarded.withLock { guarded -> Int? in
             guard let generation = guarded.machine.listeningGeneration,
                 let channel = guarded.channels[generation], let descriptor = guarded.descriptors[generation]
             else { return nil }
@@ -120,7 +120,7 @@ final class ProxyListener: Sendable {
         handle { $0.retry() }
         // A plain guard, not `Optional.map` over the locked value: Swift 6.3's optimizer (release builds only)
         // crashed on that closure with an ownership verifier error.
-        let current = guarded.withLockedValue { guarded -> (generation: Int, port: Int)? in
+        let current = guarded.withLock { guarded -> (generation: Int, port: Int)? in
             guard let generation = guarded.machine.listeningGeneration, let port = guarded.machine.port else {
                 return nil
             }
@@ -133,7 +133,7 @@ final class ProxyListener: Sendable {
     /// Stops accepting and waits until the socket's tasks have ended. Connections stay (the server's).
     func stop() async {
         handle { $0.stop() }
-        let loops = guarded.withLockedValue { Array($0.loops.values) }
+        let loops = guarded.withLock { Array($0.loops.values) }
         for loop in loops { await loop.value }
     }
 
@@ -142,7 +142,7 @@ final class ProxyListener: Sendable {
     /// a client is refused); then `ensureListening()` must find it. Returns once the event loop has closed the
     /// old socket, so its port is free. For tests.
     package func loseSocketForTesting(noticed: Bool) async {
-        let lost = guarded.withLockedValue { guarded -> (CInt, Channel)? in
+        let lost = guarded.withLock { guarded -> (CInt, Channel)? in
             guard let generation = guarded.machine.listeningGeneration,
                 let descriptor = guarded.descriptors[generation], let channel = guarded.channels[generation]
             else { return nil }
@@ -159,7 +159,7 @@ final class ProxyListener: Sendable {
     /// Applies `input` to the state and performs the actions it returns: binding under the lock, the rest
     /// after it.
     private func handle(_ input: (inout ListenerState) -> [ListenerState.Action]) {
-        let deferred = guarded.withLockedValue { guarded -> [Deferred] in
+        let deferred = guarded.withLock { guarded -> [Deferred] in
             var deferred: [Deferred] = []
             var pending = input(&guarded.machine)
             while !pending.isEmpty {
@@ -212,7 +212,7 @@ final class ProxyListener: Sendable {
     }
 
     private func accept(on descriptor: CInt, generation: Int, adopted: EventLoopPromise<Void>?) async {
-        defer { guarded.withLockedValue { _ = $0.loops.removeValue(forKey: generation) } }
+        defer { guarded.withLock { _ = $0.loops.removeValue(forKey: generation) } }
         let listener: ProxyServer.Listener
         do {
             listener = try await server.adopt(
@@ -223,7 +223,7 @@ final class ProxyListener: Sendable {
             handle { $0.adoptionFailed(generation: generation, reason: "the event loop refused the socket: \(error)") }
             return
         }
-        let current = guarded.withLockedValue { guarded -> Bool in
+        let current = guarded.withLock { guarded -> Bool in
             guard guarded.machine.listeningGeneration == generation else { return false }
             guarded.channels[generation] = listener.channel
             return true
@@ -236,13 +236,13 @@ final class ProxyListener: Sendable {
         }
         await server.accept(on: listener)
         // The accept loop ended: `stop()`, a newer socket, or this one failed under it.
-        let unnoticed = guarded.withLockedValue { $0.unnoticed.remove(generation) != nil }
+        let unnoticed = guarded.withLock { $0.unnoticed.remove(generation) != nil }
         if !unnoticed { handle { $0.lost(generation: generation, reason: "the listening socket closed") } }
     }
 
     /// An accept failed: a check, one at a time, tells a passing error from a socket the system reclaimed.
     private func acceptFailed() {
-        let target = guarded.withLockedValue { guarded -> (Int, Int)? in
+        let target = guarded.withLock { guarded -> (Int, Int)? in
             guard !guarded.probing, let generation = guarded.machine.listeningGeneration,
                 let port = guarded.machine.port, !guarded.unnoticed.contains(generation)
             else { return nil }
@@ -252,7 +252,7 @@ final class ProxyListener: Sendable {
         guard let (generation, port) = target else { return }
         Task {
             await check(port: port, generation: generation)
-            guarded.withLockedValue { $0.probing = false }
+            guarded.withLock { $0.probing = false }
         }
     }
 
@@ -268,7 +268,7 @@ final class ProxyListener: Sendable {
     }
 
     private func currentMapping() throws -> ProxyURLMapping {
-        let phase = guarded.withLockedValue { $0.machine.phase }
+        let phase = guarded.withLock { $0.machine.phase }
         switch phase {
         case .listening(let port, _): return ProxyURLMapping(host: host, port: port, scope: scope)
         case .rebinding: throw ProxyError.notListening("listening again")

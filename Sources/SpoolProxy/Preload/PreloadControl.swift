@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOHTTP1
 import Spool
 
@@ -28,7 +27,7 @@ final class PreloadControl: Sendable {
     let preloader: SpoolPreloader
     private let configuration: ProxyConfiguration
     /// The ids of the feed's items, in order, and the current index, as the last change set them.
-    private let feed = NIOLockedValueBox<(ids: [String], current: Int?)>(([], nil))
+    private let feed = LockedBox<(ids: [String], current: Int?)>(([], nil), rank: .preloadFeed)
 
     init(preloader: SpoolPreloader, configuration: ProxyConfiguration) {
         self.preloader = preloader
@@ -62,13 +61,13 @@ final class PreloadControl: Sendable {
             if let current = message.current, !items.indices.contains(current) {
                 throw FailureResponse(status: 400, reason: "current is \(current); the feed has \(items.count) items")
             }
-            feed.withLockedValue { feed in
+            feed.withLock { feed in
                 feed = (items.map(\.id), message.current)
                 preloader.setItems(items, current: message.current)
             }
         case (.PUT, true):
             let message = try decode(PreloadCurrentMessage.self, from: body)
-            try feed.withLockedValue { feed in
+            try feed.withLock { feed in
                 let found: Int?
                 switch (message.index, message.id) {
                 case (let index?, nil): found = feed.ids.indices.contains(index) ? index : nil
@@ -82,7 +81,7 @@ final class PreloadControl: Sendable {
                 preloader.setCurrent(index)
             }
         case (.DELETE, false):
-            feed.withLockedValue { feed in
+            feed.withLock { feed in
                 feed = ([], nil)
                 preloader.setItems([], current: nil)
             }
@@ -95,7 +94,7 @@ final class PreloadControl: Sendable {
 
     /// Every item's state, in feed order, and the totals, as JSON.
     func status() throws -> [UInt8] {
-        let (ids, current) = feed.withLockedValue { $0 }
+        let (ids, current) = feed.withLock { $0 }
         var states: [String: PreloadState] = [:]
         for id in ids { states[id] = preloader.state(of: id) }
         let encoder = JSONEncoder()

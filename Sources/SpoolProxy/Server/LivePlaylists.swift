@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Spool
 
 /// The newest copy of each live playlist the proxy has, and the reload under way for each.
@@ -21,18 +20,18 @@ final class LivePlaylists: Sendable {
         var reload: Task<Copy, any Error>?
     }
 
-    private let slots = NIOLockedValueBox<[String: Slot]>([:])
+    private let slots = LockedBox<[String: Slot]>([:])
     /// Copies are a few KB to a few MB; a proxy plays a handful of live streams at a time.
     private static let capacity = 64
 
     /// The newest copy of the playlist stored under `key`.
     func copy(of key: String) -> Copy? {
-        slots.withLockedValue { $0[key]?.copy }
+        slots.withLock { $0[key]?.copy }
     }
 
     /// Keeps `copy` as the newest of `key` unless a newer one is there.
     func keep(_ copy: Copy, for key: String) {
-        slots.withLockedValue { slots in
+        slots.withLock { slots in
             if let newest = slots[key]?.copy, newest.fetched >= copy.fetched { return }
             if slots.count >= Self.capacity, slots[key] == nil,
                 let oldest = slots.filter({ $0.value.reload == nil })
@@ -48,10 +47,10 @@ final class LivePlaylists: Sendable {
     /// task, so that a player hanging up does not fail the others waiting on it; it ends with the origin's
     /// answer or its timeout.
     func reload(_ key: String, fetch: @escaping @Sendable () async throws -> Copy) async throws -> Copy {
-        let task = slots.withLockedValue { slots -> Task<Copy, any Error> in
+        let task = slots.withLock { slots -> Task<Copy, any Error> in
             if let running = slots[key]?.reload { return running }
             let task = Task<Copy, any Error> {
-                defer { self.slots.withLockedValue { $0[key]?.reload = nil } }
+                defer { self.slots.withLock { $0[key]?.reload = nil } }
                 let copy = try await fetch()
                 self.keep(copy, for: key)
                 return copy

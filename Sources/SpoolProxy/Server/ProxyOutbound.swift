@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import Spool
@@ -19,7 +18,7 @@ final class ProxyOutbound: Sendable {
     private var eventLoop: any EventLoop { channel.eventLoop }
     private let slices: SliceLedger
     /// Completes when the event loop has taken the last body chunk written.
-    private let taken = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
+    private let taken = LockedBox<EventLoopFuture<Void>?>(nil)
 
     init(writer: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, channel: any Channel, slices: SliceLedger) {
         self.writer = writer
@@ -59,7 +58,7 @@ final class ProxyOutbound: Sendable {
 
     /// Writes a body part once the event loop has taken the previous one.
     func writeBody(_ data: IOData) async throws {
-        if let previous = taken.withLockedValue({ future in
+        if let previous = taken.withLock({ future in
             defer { future = nil }
             return future
         }) {
@@ -69,6 +68,6 @@ final class ProxyOutbound: Sendable {
         // Runs after the event loop has handed the chunk to the channel, which by then has told the writer
         // whether it takes more.
         let marker = eventLoop.submit {}
-        taken.withLockedValue { $0 = marker }
+        taken.withLock { $0 = marker }
     }
 }

@@ -46,11 +46,8 @@ extension ProxyResponder {
 
     /// The cache's `CacheStatistics` as JSON (`SpoolProxy.statisticsPath`).
     private func statisticsJSON() async throws -> [UInt8] {
-        let cache = cache
-        // Reading the statistics file blocks: off Swift's pool, as the engine's file work is.
-        let statistics = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: cache.statistics) }
-        }
+        // Read on BlockingIO by the cache.
+        let statistics = await cache.statistics
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601

@@ -38,7 +38,7 @@ extension ProxyResponder {
         guard playlist.isLive else { return playlist }
         // Live: what this request fetched is new; what was stored before it is of unknown age.
         let copy = LivePlaylists.Copy(
-            data: data, info: info, fetched: storedBefore.isEmpty ? ProcessInfo.processInfo.systemUptime : 0)
+            data: data, info: info, fetched: storedBefore.isEmpty ? cache.clock.uptime : 0)
         livePlaylists.keep(copy, for: key)
         guard !storedBefore.isEmpty else { return playlist }
         return try await livePlaylist(resource, origin: origin, key: key, newest: copy, note: &note)
@@ -63,7 +63,7 @@ extension ProxyResponder {
     ) async throws -> HLSPlaylist? {
         var copy = newest
         guard var playlist = rewrite(copy.data, info: copy.info, origin: origin, note: &note) else { return nil }
-        let age = ProcessInfo.processInfo.systemUptime - copy.fetched
+        let age = cache.clock.uptime - copy.fetched
         guard playlist.isLive, age > max(0.5, (playlist.targetDuration ?? 2) / 2) else { return playlist }
         do {
             copy = try await livePlaylists.reload(key) { try await fetchLivePlaylist(resource, origin: origin) }
@@ -86,7 +86,7 @@ extension ProxyResponder {
         let known = source.canReadBeforeContentInfo ? nil : try await source.contentInfo(for: resource.url)
         let wanted = known?.length ?? (Self.maximumPlaylistBytes + 1)
         guard wanted > 0 else {
-            return LivePlaylists.Copy(data: Data(), info: known!, fetched: ProcessInfo.processInfo.systemUptime)
+            return LivePlaylists.Copy(data: Data(), info: known!, fetched: cache.clock.uptime)
         }
         let response = try await source.read(OriginReadRequest(url: resource.url, range: 0..<wanted))
         guard response.offset == 0, response.info.length <= Self.maximumPlaylistBytes else {
@@ -100,9 +100,9 @@ extension ProxyResponder {
         guard data.count == response.info.length else {
             throw SpoolError.invalidResponse("a live playlist cut short at \(data.count) bytes")
         }
-        let fetched = ProcessInfo.processInfo.systemUptime
+        let fetched = cache.clock.uptime
         if let parsed = HLSPlaylist(data, url: origin, map: { _ in nil }), !parsed.isLive {
-            cache.remove(resource)
+            await cache.remove(resource)
             if let stored = try? await cache.contentInfo(for: resource), stored.length <= Self.maximumPlaylistBytes,
                 let ended = try? await cache.data(of: resource, in: 0..<stored.length)
             {

@@ -1,7 +1,7 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Spool
 
 /// The proxy's connections, whichever listening socket accepted them: HTTP/1.1 with keep-alive and
 /// pipelining, one task per connection, started by the event loop that sets the connection up (through an
@@ -17,7 +17,7 @@ final class ProxyServer: Sendable {
     /// resources back. A client that is still reading a paused stream has its socket full, not idle.
     static let idleTimeout = TimeAmount.seconds(120)
 
-    private let connections = NIOLockedValueBox(ConnectionRegistry())
+    private let connections = LockedBox(ConnectionRegistry(), rank: .proxyConnections)
     /// What outlives every connection and listener: the HLS read-ahead, stopped last.
     private let readAhead: SegmentReadAhead
 
@@ -53,12 +53,12 @@ final class ProxyServer: Sendable {
     private func start(
         _ connection: Connection, pace: ClientPace, slices: SliceLedger, responder: ProxyResponder, listenerID: Int
     ) {
-        connections.withLockedValue { registry in
+        connections.withLock { registry in
             guard !registry.isStopping else { return connection.channel.close(promise: nil) }
             let id = registry.nextID()
             let task = Task {
                 await Self.serve(connection, pace: pace, slices: slices, with: responder)
-                self.connections.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
+                self.connections.withLock { _ = $0.tasks.removeValue(forKey: id) }
             }
             registry.tasks[id] = (listenerID, task)
             // A client that hangs up mid-response is noticed here at once (the socket reports it even while
@@ -113,7 +113,7 @@ final class ProxyServer: Sendable {
     /// Closes the connections `listenerID` accepted (the local network's, when sharing stops) and waits for
     /// their tasks.
     func closeConnections(of listenerID: Int) async {
-        let running = connections.withLockedValue { registry in
+        let running = connections.withLock { registry in
             registry.tasks.values.filter { $0.listener == listenerID }.map(\.task)
         }
         for task in running { task.cancel() }
@@ -123,7 +123,7 @@ final class ProxyServer: Sendable {
     /// Closes every connection (bodies in progress break off), waits for their tasks, stops the read-ahead.
     /// Call it once the listeners are closed.
     func stop() async {
-        let running = connections.withLockedValue { registry in
+        let running = connections.withLock { registry in
             registry.isStopping = true
             return registry.tasks.values.map(\.task)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Spool
 
 /// Reads the next segments of the HLS stream a player is playing into the cache, ahead of the player.
@@ -51,7 +50,7 @@ final class SegmentReadAhead: Sendable {
         var lastRunID = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
     private let cache: SpoolCache
     let window: Window
     /// Playlists remembered (a few streams' variants and renditions), and read-aheads at a time.
@@ -67,7 +66,7 @@ final class SegmentReadAhead: Sendable {
     /// rendition of each type.
     func learnMaster(_ playlist: HLSPlaylist, url: URL) {
         guard window.seconds > 0 else { return }
-        state.withLockedValue { state in
+        state.withLock { state in
             for reference in playlist.references {
                 switch reference.role {
                 case .variant: state.slots[reference.url.absoluteString] = "\(url.absoluteString) variants"
@@ -89,8 +88,8 @@ final class SegmentReadAhead: Sendable {
         }
         guard !segments.isEmpty else { return }
         let name = url.absoluteString
-        let now = ProcessInfo.processInfo.systemUptime
-        state.withLockedValue { state in
+        let now = cache.clock.uptime
+        state.withLock { state in
             if state.playlists[name] == nil, state.playlists.count >= Self.playlistCapacity,
                 let oldest = state.playlists.min(by: { $0.value.learned < $1.value.learned })?.key
             {
@@ -114,7 +113,7 @@ final class SegmentReadAhead: Sendable {
     /// its slot continues from there (or starts, cancelling another variant's).
     func played(_ url: URL, range: Range<Int64>?) {
         guard window.seconds > 0 else { return }
-        let cancelled: [Task<Void, Never>] = state.withLockedValue { state in
+        let cancelled: [Task<Void, Never>] = state.withLock { state in
             guard let (name, index) = state.positions[Self.key(url, range)],
                 let playlist = state.playlists[name]
             else { return [] }
@@ -135,7 +134,7 @@ final class SegmentReadAhead: Sendable {
             let id = state.lastRunID
             let task = Task { await self.run(slot: slot, id: id) }
             state.running[slot] = Running(
-                id: id, playlist: name, position: index, task: task, started: ProcessInfo.processInfo.systemUptime)
+                id: id, playlist: name, position: index, task: task, started: cache.clock.uptime)
             return cancelled
         }
         for task in cancelled { task.cancel() }
@@ -143,7 +142,7 @@ final class SegmentReadAhead: Sendable {
 
     /// Cancels every read-ahead and waits for them to end.
     func stop() async {
-        let tasks = state.withLockedValue { state in
+        let tasks = state.withLock { state in
             defer { state.running.removeAll() }
             return state.running.values.map(\.task)
         }
@@ -159,7 +158,7 @@ final class SegmentReadAhead: Sendable {
             done.insert(index)
             sizes[index] = await read(segment)
         }
-        state.withLockedValue { state in
+        state.withLock { state in
             if state.running[slot]?.id == id { state.running[slot] = nil }
         }
     }
@@ -170,7 +169,7 @@ final class SegmentReadAhead: Sendable {
     /// segment starts a new run rather than moving the position of one that is ending.
     private func next(slot: String, run id: Int, skipping done: Set<Int>, sizes: [Int: Int64]) -> (Int, Segment)? {
         let average = sizes.isEmpty ? 0 : sizes.values.reduce(0, +) / Int64(sizes.count)
-        return state.withLockedValue { state -> (Int, Segment)? in
+        return state.withLock { state -> (Int, Segment)? in
             guard let running = state.running[slot], running.id == id else { return nil }
             guard
                 let found = Self.next(

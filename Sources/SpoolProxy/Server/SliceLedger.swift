@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import Spool
 
@@ -11,7 +10,7 @@ final class SliceLedger: Sendable {
         var closed = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
 
     /// The slice's bytes as a file region the channel sends with `sendfile`, registered for release. Throws
     /// (after releasing the slice) when the connection has closed already.
@@ -21,7 +20,7 @@ final class SliceLedger: Sendable {
             try? handle.close()
             slice.release()
         }
-        let open = state.withLockedValue { state in
+        let open = state.withLock { state in
             guard !state.closed else { return false }
             state.pending[ObjectIdentifier(handle)] = release
             return true
@@ -36,12 +35,12 @@ final class SliceLedger: Sendable {
 
     /// The release of the slice `region` was made from, taken out of the ledger; `nil` for other regions.
     func takeRelease(of region: FileRegion) -> (@Sendable () -> Void)? {
-        state.withLockedValue { $0.pending.removeValue(forKey: ObjectIdentifier(region.fileHandle)) }
+        state.withLock { $0.pending.removeValue(forKey: ObjectIdentifier(region.fileHandle)) }
     }
 
     /// Releases every slice still pending; called once the connection has closed, when nothing more is sent.
     func closeAndReleaseAll() {
-        let releases = state.withLockedValue { state in
+        let releases = state.withLock { state in
             state.closed = true
             defer { state.pending.removeAll() }
             return Array(state.pending.values)

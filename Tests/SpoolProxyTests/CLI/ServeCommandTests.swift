@@ -49,7 +49,8 @@ final class ServeCommandTests: XCTestCase {
             serve.send(signal)
             XCTAssertEqual(serve.waitForExit(timeout: 20), 0, "signal \(signal): \(serve.stderr)")
             let cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
-            let entry = try XCTUnwrap(cache.entry(for: nginx.url(for: "a.mp3")), "index written before exit")
+            let foundEntry = await cache.entry(for: nginx.url(for: "a.mp3"))
+            let entry = try XCTUnwrap(foundEntry, "index written before exit")
             XCTAssertEqual(entry.cachedRanges.byteCount, length)
             XCTAssertEqual(entry.info.mimeType, "audio/mpeg")
         }

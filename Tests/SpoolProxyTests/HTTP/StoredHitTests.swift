@@ -54,7 +54,8 @@ final class StoredHitTests: XCTestCase {
 
         // Everything else is the task's: several ranges, HEAD, conditional and unsatisfiable requests,
         // connections that close, HTTP/1.0, pings and paths that name no origin.
-        let entityTag = try XCTUnwrap(fixture.cache.entry(for: fixture.originURL("song.mp3"))?.info.entityTag)
+        let foundEntry = await fixture.cache.entry(for: fixture.originURL("song.mp3"))
+        let entityTag = try XCTUnwrap(foundEntry?.info.entityTag)
         let declined: [(String, HTTPRequestHead)] = [
             ("multipart", request(target, range: "bytes=0-9,20-29")),
             ("HEAD", request(target, range: nil, method: .HEAD)),

@@ -60,16 +60,17 @@ final class PreloaderTests: XCTestCase {
         preloader.setItems(items, current: 0)
         // 4 MB at 1 MB/s: the downloads are under way.
         try await Task.sleep(for: .milliseconds(700))
-        let cachedBefore = fixture.cache.cachedRanges(for: items[1].resource).byteCount
+        let cachedBefore = await fixture.cache.cachedRanges(for: items[1].resource).byteCount
         XCTAssertGreaterThan(cachedBefore, 0)
         XCTAssertLessThan(cachedBefore, 4_000_000)
         preloader.setCurrent(5)
         try await waitUntil(preloader, ["f1", "f2"], are: { $0 == .cancelled }, attempts: 20)
         // Nothing more arrives for them.
-        let cachedAfterCancel = fixture.cache.cachedRanges(for: items[1].resource).byteCount
+        let cachedAfterCancel = await fixture.cache.cachedRanges(for: items[1].resource).byteCount
         try await Task.sleep(for: .milliseconds(500))
+        let storedRanges1 = await fixture.cache.cachedRanges(for: items[1].resource)
         XCTAssertLessThanOrEqual(
-            fixture.cache.cachedRanges(for: items[1].resource).byteCount - cachedAfterCancel, 256 * 1024)
+            storedRanges1.byteCount - cachedAfterCancel, 256 * 1024)
         // The one item of the new window (one behind f5) took a freed slot.
         XCTAssertNotNil(preloader.state(of: "f4"))
         XCTAssertNil(preloader.state(of: "f3"))
@@ -98,20 +99,20 @@ final class PreloaderTests: XCTestCase {
         let preloader = SpoolPreloader(cache: cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
         preloader.setItems([PreloadItem(url: link.url(for: "/playing.bin"), id: "playing"), next], current: 0)
         try await Task.sleep(for: .milliseconds(600))
-        XCTAssertGreaterThan(cache.cachedRanges(for: next.resource).byteCount, 0, "the preload runs")
-        // A player reads 3 MB: alone on the link that takes 1.5 s; sharing it with the preload, twice that.
+        let storedRanges2 = await cache.cachedRanges(for: next.resource)
+        XCTAssertGreaterThan(storedRanges2.byteCount, 0, "the preload runs")
+        // A player reads 3 MB. Had the preload shared the link meanwhile, it would carry about twice that; the
+        // link's bytes tell, where its time would depend on how busy the machine is.
         let linkBefore = link.bytesToClients
-        let started = Date()
         var played = 0
         for try await chunk in cache.read(link.url(for: "/playing.bin")) { played += chunk.count }
-        let elapsed = Date().timeIntervalSince(started)
         let carried = link.bytesToClients - linkBefore
         XCTAssertEqual(played, 3_000_000)
         // What the preload's socket held when it paused (and the first round trip's overlap) is all it got.
         XCTAssertLessThanOrEqual(carried, 3_000_000 + 1_200_000, "the preload shared the link with playback")
-        XCTAssertLessThan(elapsed, 2.6, "playback took \(elapsed) s")
         try await waitUntil(preloader, ["next"], are: { if case .loaded = $0 { true } else { false } })
-        XCTAssertEqual(cache.cachedRanges(for: next.resource).byteCount, 6_000_000)
+        let storedRanges1 = await cache.cachedRanges(for: next.resource)
+        XCTAssertEqual(storedRanges1.byteCount, 6_000_000)
         await preloader.stop()
         await cache.close()
         await transport.shutdown()

@@ -10,7 +10,7 @@ extension ProxyFixture {
     func assertPlaysWithoutRefetching(
         _ name: String, seconds: Int, file: StaticString = #filePath, line: UInt = #line
     ) async throws {
-        let cached = cache.cachedRanges(for: Resource(url: originURL(name)))
+        let cached = await cache.cachedRanges(for: Resource(url: originURL(name)))
         let logged = try nginx.accessLog().count
         let url = try proxyURL(name)
         let output = try await offPool {

@@ -20,7 +20,7 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: String(cachePath)), "the temporary cache is gone")
     }
 
-    func testAGivenCacheIsKeptAndReused() throws {
+    func testAGivenCacheIsKeptAndReused() async throws {
         let directory = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let runner = try CommandRunner()
@@ -32,8 +32,10 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertTrue(first.stdout.contains("40 created now"), first.stdout)
         do {
             let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
-            XCTAssertEqual(cache.entries().count, 40)
-            XCTAssertEqual(cache.totalBytes, 200_000)
+            let listedEntries = await cache.entries()
+            XCTAssertEqual(listedEntries.count, 40)
+            let totalBytes = await cache.totalBytes
+            XCTAssertEqual(totalBytes, 200_000)
         }
         let second = try runner.run(arguments)
         XCTAssertEqual(second.status, 0, second.stderr)

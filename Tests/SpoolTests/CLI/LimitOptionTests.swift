@@ -103,7 +103,7 @@ final class LimitOptionTests: XCTestCase {
     }
 
     /// Waits for the engine's eviction.
-    func testLimitsReachTheCache() throws {
+    func testLimitsReachTheCache() async throws {
         let origin = try TestOrigin()
         let directory = try makeTemporaryDirectory()
         addTeardownBlock {
@@ -123,17 +123,21 @@ final class LimitOptionTests: XCTestCase {
         }
         do {
             let opened = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
-            XCTAssertLessThanOrEqual(opened.totalBytes, 1_500_000, "--max-size holds")
+            let totalBytes = await opened.totalBytes
+            XCTAssertLessThanOrEqual(totalBytes, 1_500_000, "--max-size holds")
+            let foundEntry1 = await opened.entry(for: origin.url(for: "/a.mp4"))
             XCTAssertEqual(
-                opened.entry(for: origin.url(for: "/a.mp4"))?.cachedBytes ?? 0, 0, "a, the least recently used, went")
-            XCTAssertEqual(opened.entry(for: origin.url(for: "/b.mp4"))?.cachedBytes, 1_000_000)
+                foundEntry1?.cachedBytes ?? 0, 0, "a, the least recently used, went")
+            let foundEntry2 = await opened.entry(for: origin.url(for: "/b.mp4"))
+            XCTAssertEqual(foundEntry2?.cachedBytes, 1_000_000)
         }
-        Thread.sleep(forTimeInterval: 2.2)
+        try await Task.sleep(nanoseconds: 2_200_000_000)
         let aged = try runner.run(["get", origin.url(for: "/c.mp4").absoluteString, "--max-age", "2s"] + cache)
         XCTAssertEqual(aged.status, 0, aged.stderr)
         let opened = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
+        let listedEntries = await opened.entries()
         XCTAssertEqual(
-            opened.entries().map(\.url), [origin.url(for: "/c.mp4").absoluteString],
+            listedEntries.map(\.url), [origin.url(for: "/c.mp4").absoluteString],
             "--max-age 2s evicted b, unused for 2.2 s")
     }
 }

@@ -5,8 +5,8 @@ import XCTest
 
 /// `spool pin`, `unpin`, and the pins in `spool ls` and `spool info`, end to end against a test origin.
 final class PinCommandTests: XCTestCase {
-    private func entry(_ url: URL, in directory: URL) throws -> CacheEntry? {
-        try SpoolCache(configuration: SpoolConfiguration(directory: directory)).entry(for: url)
+    private func entry(_ url: URL, in directory: URL) async throws -> CacheEntry? {
+        try await SpoolCache(configuration: SpoolConfiguration(directory: directory)).entry(for: url)
     }
 
     private func listedLine(_ url: URL, _ runner: CommandRunner) throws -> String? {
@@ -16,7 +16,7 @@ final class PinCommandTests: XCTestCase {
         return list.stdout.split(separator: "\n").map(String.init).first { $0.hasSuffix("\t" + url.absoluteString) }
     }
 
-    func testPinDownloadsEverythingAndListingsShowThePin() throws {
+    func testPinDownloadsEverythingAndListingsShowThePin() async throws {
         let fixture = try HTTPFixture(test: self, length: 3_000_000, seed: 51)
         var runner = try CommandRunner()
         runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
@@ -30,7 +30,8 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(
             fixture.origin.requests.allSatisfy { $0.headers["x-pin-test"] == "yes" }, "headers reach the origin")
         XCTAssertEqual(fixture.origin.bodyBytesSent, 3_000_000)
-        let pinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
+        let foundEntry1 = try await entry(fixture.url, in: fixture.directory)
+        let pinned = try XCTUnwrap(foundEntry1)
         XCTAssertTrue(pinned.isPinned)
         XCTAssertEqual(pinned.cachedBytes, 3_000_000)
 
@@ -53,7 +54,7 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(try Data(contentsOf: output) == fixture.bytes(0..<3_000_000), "a pinned resource plays offline")
     }
 
-    func testUnpinRemovesTheMarkAndKeepsTheBytes() throws {
+    func testUnpinRemovesTheMarkAndKeepsTheBytes() async throws {
         let fixture = try HTTPFixture(test: self, length: 400_000, seed: 52)
         var runner = try CommandRunner()
         runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
@@ -69,7 +70,8 @@ final class PinCommandTests: XCTestCase {
         let info = try runner.run(["info", url])
         XCTAssertTrue(info.stdout.contains("pinned:         no"), info.stdout)
         XCTAssertTrue(info.stdout.contains("(100.0%)"), "unpinning keeps the bytes: \(info.stdout)")
-        let unpinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
+        let foundEntry2 = try await entry(fixture.url, in: fixture.directory)
+        let unpinned = try XCTUnwrap(foundEntry2)
         XCTAssertFalse(unpinned.isPinned)
         XCTAssertEqual(unpinned.cachedBytes, 400_000)
 
@@ -81,7 +83,7 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("not cached"), unknown.stderr)
     }
 
-    func testPinOfAnHLSMasterTakesTheChosenVariantItsRenditionAndTheirKeys() throws {
+    func testPinOfAnHLSMasterTakesTheChosenVariantItsRenditionAndTheirKeys() async throws {
         let www = FileManager.default.temporaryDirectory.appendingPathComponent("spool-pin-hls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: www) }
@@ -121,11 +123,13 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(pin.stderr.contains("media playlists: \(chosen.joined(separator: ", "))"), pin.stderr)
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
         for name in ["master.m3u8", "low.m3u8", "low.key", "low2.ts", "audio.m3u8", "audio.key", "audio0.ts"] {
-            let entry = try XCTUnwrap(cache.entry(for: nginx.url(for: name)), name)
+            let foundEntry3 = await cache.entry(for: nginx.url(for: name))
+            let entry = try XCTUnwrap(foundEntry3, name)
             XCTAssertTrue(entry.isPinned && entry.cachedBytes == entry.info.length, name)
         }
         for name in ["high.m3u8", "high.key", "high0.ts"] {
-            XCTAssertNil(cache.entry(for: nginx.url(for: name)), "\(name): not the chosen variant")
+            let foundEntry4 = await cache.entry(for: nginx.url(for: name))
+            XCTAssertNil(foundEntry4, "\(name): not the chosen variant")
         }
 
         let both = try runner.run(["pin", masterURL, "--bandwidth", "1M", "--all-variants"])
@@ -154,7 +158,7 @@ final class PinCommandTests: XCTestCase {
     }
 
     /// Waits for the engine's eviction (until then nothing is evicted, and this passes trivially).
-    func testPinnedResourceLargerThanTheSizeLimitIsKeptWhole() throws {
+    func testPinnedResourceLargerThanTheSizeLimitIsKeptWhole() async throws {
         let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: 53)
         var runner = try CommandRunner()
         runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
@@ -163,7 +167,8 @@ final class PinCommandTests: XCTestCase {
         let other = fixture.origin.url(for: "/other.mp3")
         fixture.origin.serve(.generated(length: 300_000, seed: 54), at: "/other.mp3", contentType: "audio/mpeg")
         XCTAssertEqual(try runner.run(["get", other.absoluteString, "--max-size", "500KB"]).status, 0)
-        let pinned = try XCTUnwrap(try entry(fixture.url, in: fixture.directory))
+        let foundEntry5 = try await entry(fixture.url, in: fixture.directory)
+        let pinned = try XCTUnwrap(foundEntry5)
         XCTAssertTrue(pinned.isPinned)
         XCTAssertEqual(pinned.cachedBytes, 2_000_000)
     }

@@ -5,7 +5,7 @@ import XCTest
 
 /// `spool preload` and `spool stats`, end to end against a test origin.
 final class PreloadCommandTests: XCTestCase {
-    func testPreloadStoresTheTargetAndStatsCountIt() throws {
+    func testPreloadStoresTheTargetAndStatsCountIt() async throws {
         let fixture = try HTTPFixture(test: self, length: 3_000_000, seed: 61, path: "/clip.bin", type: "video/mp4")
         var runner = try CommandRunner()
         runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
@@ -15,14 +15,16 @@ final class PreloadCommandTests: XCTestCase {
         XCTAssertEqual(bytes.status, 0, bytes.stderr)
         XCTAssertTrue(bytes.stderr.contains("preloaded \(url): 300000 bytes (bytes)"), bytes.stderr)
         var cache = try fixture.makeCache()
-        XCTAssertEqual(cache.cachedRanges(for: Resource(url: fixture.url)).ranges, [0..<300_000])
+        let storedRanges1 = await cache.cachedRanges(for: Resource(url: fixture.url))
+        XCTAssertEqual(storedRanges1.ranges, [0..<300_000])
 
         // No MP4 inside: the seconds fall back to 1 MB.
         let seconds = try runner.run(["preload", url, "--seconds", "2"])
         XCTAssertEqual(seconds.status, 0, seconds.stderr)
         XCTAssertTrue(seconds.stderr.contains("2 s (layout not understood: fallback bytes)"), seconds.stderr)
         cache = try fixture.makeCache()
-        XCTAssertEqual(cache.cachedRanges(for: Resource(url: fixture.url)).ranges, [0..<1_000_000])
+        let storedRanges2 = await cache.cachedRanges(for: Resource(url: fixture.url))
+        XCTAssertEqual(storedRanges2.ranges, [0..<1_000_000])
         XCTAssertEqual(fixture.origin.bodyBytesSent, 1_000_000, "the second preload fetched only what was missing")
 
         XCTAssertEqual(try runner.run(["get", url, "-o", "/dev/null"]).status, 0)

@@ -26,7 +26,7 @@ final class ChunkPipeTests: XCTestCase {
     func testTheReceiverWaitsOnceTheLimitIsReached() async throws {
         let pipe = ChunkPipe(start: 0, limit: 100)
         let (receiver, pushed) = receive(3, chunksOf: 60, into: pipe, thenFinish: true)
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await until { pipe.waiting.pusher }
         XCTAssertEqual(pushed.withLock { $0 }, 1, "60 bytes pass, the next 60 reach the limit and wait")
         var total = 0
         while let (batch, _) = await pipe.take() {
@@ -41,13 +41,13 @@ final class ChunkPipeTests: XCTestCase {
     func testCancellingEitherSideEndsItsWait() async throws {
         let pipe = ChunkPipe(start: 0, limit: 10)
         let taker = Task { await pipe.take() }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        await until { pipe.waiting.taker }
         taker.cancel()
         let taken = await taker.value
         XCTAssertNil(taken, "a cancelled writer stops waiting for bytes")
 
         let pusher = Task { await pipe.push(Data(count: 20)) }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        await until { pipe.waiting.pusher }
         pusher.cancel()
         await pusher.value
         let left = await pipe.take()
@@ -57,17 +57,22 @@ final class ChunkPipeTests: XCTestCase {
     func testWithALimitOfZeroTheNextChunkWaitsUntilTheLastIsStored() async throws {
         let pipe = ChunkPipe(start: 0, limit: 0)
         let (receiver, pushed) = receive(2, chunksOf: 10, into: pipe, thenFinish: false)
-        try await Task.sleep(nanoseconds: 50_000_000)
+        await until { pipe.waiting.pusher }
         XCTAssertEqual(pushed.withLock { $0 }, 0, "the first chunk waits to be taken")
         _ = await pipe.take()
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // The take resumes no receiver with a limit of 0: it still waits, for the write.
+        XCTAssertTrue(pipe.waiting.pusher)
         XCTAssertEqual(pushed.withLock { $0 }, 0, "taken is not stored: nothing overlaps the write")
         pipe.stored()
-        try await Task.sleep(nanoseconds: 50_000_000)
-        XCTAssertEqual(pushed.withLock { $0 }, 1)
+        await until { pushed.withLock { $0 } == 1 }
         _ = await pipe.take()
         pipe.stored()
         await receiver.value
+    }
+
+    /// Returns once `condition` holds: the other task reached the state the test waits for.
+    private func until(_ condition: () -> Bool) async {
+        while !condition() { await Task.yield() }
     }
 
     /// A receiving side that pushes `count` chunks of `size` bytes, counting those the pipe took, then ends

@@ -12,7 +12,8 @@ final class ConsumerPacingTests: XCTestCase {
         let fixture = try HTTPFixture(test: self, length: 4 * 1024 * 1024)
         let cache = try fixture.makeCache()
         for try await _ in cache.read(fixture.url, from: 0, length: 300_000) {}
-        XCTAssertEqual(cache.cachedRanges(for: Resource(url: fixture.url)).ranges, [0..<300_000])
+        let storedRanges = await cache.cachedRanges(for: Resource(url: fixture.url))
+        XCTAssertEqual(storedRanges.ranges, [0..<300_000])
         fixture.origin.resetCounters()
 
         // A consumer that has gone away: the read ends where the cached bytes do, and the origin hears nothing.

@@ -78,7 +78,7 @@ final class CustomOriginTests: XCTestCase {
         try await Task.sleep(for: .milliseconds(200))
         XCTAssertEqual(origin.statistics.bytesServed, servedAfterCancel, "the origin request stops after the grace")
         XCTAssertLessThan(servedAfterCancel, 600_000, "an abandoned read costs at most about one piece")
-        let cached = cache.entry(for: url)?.cachedRanges
+        let cached = await cache.entry(for: url)?.cachedRanges
         XCTAssertTrue(
             cached?.contains(0..<Int64(received.count)) ?? false, "bytes received before the cancel stay cached")
         // Chunks the origin had queued but the engine had not taken when it cancelled are all that may be lost.
@@ -100,7 +100,8 @@ final class CustomOriginTests: XCTestCase {
         } catch SpoolError.resourceChanged {}
         let fresh = try await collect(cache.read(url))
         XCTAssertEqual(fresh, second)
-        XCTAssertEqual(cache.entry(for: url)?.info.entityTag, "\"v2\"")
+        let foundEntry1 = await cache.entry(for: url)
+        XCTAssertEqual(foundEntry1?.info.entityTag, "\"v2\"")
     }
 
     func testReadsBeyondTheEnd() async throws {
@@ -158,15 +159,20 @@ final class CachedRangesTests: XCTestCase {
         let origin = SDKOrigin(content: randomBytes(count: 500_000, seed: 12))
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
         let resource = Resource(url: URL(string: "sdk:/ranges.mp3")!)
-        XCTAssertTrue(cache.cachedRanges(for: resource).isEmpty)
+        let storedRanges1 = await cache.cachedRanges(for: resource)
+        XCTAssertTrue(storedRanges1.isEmpty)
         var iterator = cache.read(resource, from: 100_000, length: 200_000).makeAsyncIterator()
         var taken = 0
         while let chunk = try await iterator.next() { taken += chunk.count }
         XCTAssertEqual(taken, 200_000)
-        XCTAssertEqual(cache.cachedRanges(for: resource).ranges, [100_000..<300_000])
+        let storedRanges2 = await cache.cachedRanges(for: resource)
+        XCTAssertEqual(storedRanges2.ranges, [100_000..<300_000])
         await cache.close()
         let reopened = try SpoolCache(configuration: SpoolConfiguration(directory: directory, origin: origin))
-        XCTAssertEqual(reopened.cachedRanges(for: resource).ranges, [100_000..<300_000])
-        XCTAssertEqual(reopened.cachedRanges(for: resource), reopened.entry(for: resource)?.cachedRanges)
+        let storedRanges3 = await reopened.cachedRanges(for: resource)
+        XCTAssertEqual(storedRanges3.ranges, [100_000..<300_000])
+        let foundEntry2 = await reopened.entry(for: resource)
+        let storedRanges4 = await reopened.cachedRanges(for: resource)
+        XCTAssertEqual(storedRanges4, foundEntry2?.cachedRanges)
     }
 }

@@ -84,7 +84,7 @@ final class FileSliceTests: XCTestCase {
         // Removed here, then stored again by another cache on the directory (another process): nothing of
         // what this one checked before applies to the new files.
         await cache.close()
-        cache.remove(url)
+        await cache.remove(url)
         let other = try makeCache(origin)
         _ = try await collect(other.read(url))
         await other.close()
@@ -108,7 +108,7 @@ final class FileSliceTests: XCTestCase {
         await cache.close()
         // File times tick with the kernel's coarse clock (a few milliseconds): the other process writes later.
         try await Task.sleep(for: .milliseconds(20))
-        other.remove(url)
+        await other.remove(url)
         _ = try await collect(other.read(url))
         await other.close()
         var third = cache.read(url).makeAsyncIterator()
@@ -174,7 +174,7 @@ final class FileSliceTests: XCTestCase {
         }
         // Filling the rest pushes the cache over its limit; the slice's bytes must stay.
         _ = try await collect(cache.read(url, from: 300_000, length: 1_700_000))
-        cache.enforceLimits()
+        await cache.enforceLimits()
         XCTAssertEqual(try readAndClose(slice), content.prefix(slice.count))
         slice.release()
     }

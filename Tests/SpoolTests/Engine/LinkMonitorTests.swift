@@ -8,7 +8,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testIdleConnectionsAreCountedFromTheRequests() {
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         XCTAssertTrue(monitor.requestSent(url, at: now), "nothing open yet: a new connection")
         XCTAssertTrue(monitor.requestSent(url, at: now), "the one open is busy")
         XCTAssertEqual(monitor.estimate(for: url).spareConnections, 0)
@@ -25,7 +25,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testTheRoundTripIsTheShortestRecentWaitOnAnOpenConnection() {
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         monitor.responded(url, after: 0.09, newConnection: true, at: now)
         XCTAssertEqual(monitor.estimate(for: url).roundTrip ?? 0, 0.045, accuracy: 1e-9, "half a new connection's wait")
         monitor.responded(url, after: 0.06, newConnection: false, at: now + 1)
@@ -39,7 +39,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testANewConnectionCostsTwoRoundTripsMoreOverTLSAndOneOverPlainHTTP() {
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         let secure = URL(string: "https://origin.test/a.mp4")!
         // 100 ms round trips: TCP's handshake, TLS 1.3's, then the request.
         monitor.responded(secure, after: 0.3, newConnection: true, at: now)
@@ -58,7 +58,7 @@ final class LinkMonitorTests: XCTestCase {
         // HTTP/2: every request after the first looks like a new connection's (none was idle) but is a
         // stream on the first one, answered in one round trip.
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         let secure = URL(string: "https://origin.test/a.mp4")!
         monitor.responded(secure, after: 0.3, newConnection: true, at: now)
         monitor.responded(secure, after: 0.1, newConnection: true, at: now + 0.3)
@@ -69,7 +69,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testASingleResponseGivesALowerBoundOfTheRateAtOnce() {
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         XCTAssertNil(monitor.estimate(for: url).deliveryBytesPerSecond, "nothing delivered yet")
         monitor.delivered(16_384, from: url, after: 0.0005, at: now)
         XCTAssertEqual(monitor.estimate(for: url).deliveryBytesPerSecond ?? 0, 32_768_000, accuracy: 1)
@@ -89,7 +89,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testWhetherConnectionsAreSharedIsWhatTheLatestResponseSaid() {
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         XCTAssertFalse(monitor.estimate(for: url).multiplexed)
         monitor.responded(url, after: 0.05, newConnection: true, multiplexed: true, at: now)
         XCTAssertTrue(monitor.estimate(for: url).multiplexed, "an HTTP/2 response")
@@ -99,7 +99,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testANewStreamsWindowIsWhatTheLatestResponseSaid() {
         let monitor = LinkMonitor()
-        let now = LinkMonitor.now
+        let now = SystemClock().uptime
         XCTAssertEqual(monitor.estimate(for: url).initialStreamWindow, 65_535, "HTTP/2's default until told")
         monitor.responded(
             url, after: 0.05, newConnection: true, multiplexed: true, initialStreamWindow: 8 << 20, at: now)
@@ -110,7 +110,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testTheRateIsTheMedianOfRecentSamples() {
         let monitor = LinkMonitor()
-        let start = LinkMonitor.now
+        let start = SystemClock().uptime
         monitor.bodyStarted(url, at: start)
         XCTAssertNil(monitor.estimate(for: url).bytesPerSecond)
         monitor.received(30_000, from: url, at: start)
@@ -130,7 +130,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testAFirstRateIsKnownBeforeTheFirstFullSample() {
         let monitor = LinkMonitor()
-        let start = LinkMonitor.now
+        let start = SystemClock().uptime
         monitor.bodyStarted(url, at: start)
         monitor.received(30_000, from: url, at: start)
         monitor.received(16_384, from: url, at: start + 0.004)
@@ -148,7 +148,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testTheBytesThatCameWithAHeadAreNotARate() {
         let monitor = LinkMonitor()
-        let start = LinkMonitor.now
+        let start = SystemClock().uptime
         monitor.bodyStarted(url, at: start)
         // Half a piece arrived with the head, over time no body was open to count.
         monitor.received(32_768, from: url, at: start)
@@ -168,7 +168,7 @@ final class LinkMonitorTests: XCTestCase {
         // crossed it before the head was read. Pieces of two 16 KiB chunks on a 1.25 MB/s link read at half
         // that rate when the wait counted without its chunk, and the pieces sized from it shrank.
         let monitor = LinkMonitor()
-        var now = LinkMonitor.now
+        var now = SystemClock().uptime
         for _ in 0..<8 {
             monitor.bodyStarted(url, at: now)
             monitor.received(16_384, from: url, at: now + 0.013)
@@ -181,7 +181,7 @@ final class LinkMonitorTests: XCTestCase {
 
     func testABodyHeldBackIsNotASlowLink() {
         let monitor = LinkMonitor()
-        let start = LinkMonitor.now
+        let start = SystemClock().uptime
         monitor.bodyStarted(url, at: start)
         monitor.received(20_000, from: url, at: start)
         monitor.received(200_000, from: url, at: start + 0.05)

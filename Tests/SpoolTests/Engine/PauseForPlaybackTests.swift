@@ -28,8 +28,9 @@ final class PauseForPlaybackTests: XCTestCase {
         let other = Task { _ = try await collect(cache.read(silent, length: 1_000)) }
         while let path = await reads.next(), path != "/silent" {}
         while !cache.gate.isPlaybackActive { await Task.yield() }
-        // The preload's first chunk arrives, and its request pauses with the chunk in hand.
-        origin.release(chunks: 1)
+        // The preload's first chunk arrives (its first request's: the next piece's may be sent already), and its
+        // request pauses with the chunk in hand.
+        origin.release(chunks: 1, from: 0)
         let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
         while engine.inner.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
         // A player reads that chunk: its read joins the paused request, which goes on.
@@ -75,38 +76,59 @@ extension PauseForPlaybackTests {
             await Task.yield()
         }
         // The preload's next chunk is held back.
-        origin.release(chunks: 1)
+        origin.release(chunks: 1, from: 0)
         let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
         while engine.inner.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
         // The player leaves: after the quiet period the preload goes on, and ends with every byte.
         player.cancel()
         _ = await player.result
-        origin.release(chunks: 1_000_000 / GatedOrigin.chunkSize + 64)
+        origin.releaseAll()
         let bytes = try await preload.value
         XCTAssertEqual(bytes, origin.content)
     }
 }
 
-/// An origin whose bodies deliver a chunk only when the test releases one (`release(chunks:)`), that never
-/// answers a read of `/silent`, and never tells what `/unknown` is; it stops reading an unread body, as
-/// AsyncHTTPClient does. `reads` tells each read's path as it comes.
-private final class GatedOrigin: Origin, @unchecked Sendable {
+/// An origin whose bodies deliver a chunk only when the test releases one to the read of that offset
+/// (`release(chunks:from:)`), or every chunk (`releaseAll()`); that never answers a read of `/silent`, and never
+/// tells what `/unknown` is; it stops reading an unread body, as AsyncHTTPClient does. `reads` tells each read's
+/// path as it comes.
+private final class GatedOrigin: Origin, Sendable {
     static let chunkSize = 16 * 1024
     let content: Data
     let reads: AsyncStream<String>
     private let readsContinuation: AsyncStream<String>.Continuation
-    private let permits: AsyncStream<Void>
-    private let permitsContinuation: AsyncStream<Void>.Continuation
+    /// The permits of the reads from each offset; finished once every chunk is released.
+    private let permits = LockedBox<(streams: [Int64: Permits], all: Bool)>(([:], false))
+    private typealias Permits = (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
     init(content: Data) {
         self.content = content
         (reads, readsContinuation) = AsyncStream.makeStream()
-        (permits, permitsContinuation) = AsyncStream.makeStream()
     }
 
-    /// Lets bodies deliver `count` more chunks.
-    func release(chunks count: Int) {
-        for _ in 0..<count { permitsContinuation.yield() }
+    /// Lets the body of the read from `offset` deliver `count` more chunks.
+    func release(chunks count: Int, from offset: Int64) {
+        let continuation = permits(from: offset).continuation
+        for _ in 0..<count { continuation.yield() }
+    }
+
+    /// Lets every body deliver all its chunks.
+    func releaseAll() {
+        let streams = permits.withLock { permits in
+            permits.all = true
+            return Array(permits.streams.values)
+        }
+        for permits in streams { permits.continuation.finish() }
+    }
+
+    private func permits(from offset: Int64) -> Permits {
+        permits.withLock { permits in
+            if let existing = permits.streams[offset] { return existing }
+            let made = AsyncStream<Void>.makeStream()
+            if permits.all { made.continuation.finish() }
+            permits.streams[offset] = made
+            return made
+        }
     }
 
     func contentInfo(for url: URL) async throws -> ContentInfo {
@@ -121,16 +143,20 @@ private final class GatedOrigin: Origin, @unchecked Sendable {
         if request.url.path == "/silent" {
             try await Task.sleep(for: .seconds(3600))
         }
-        let (content, permits, range) = (content, permits, request.range)
+        let (content, permits, range) = (content, permits(from: request.range.lowerBound).stream, request.range)
         let body = AsyncThrowingStream<Data, any Error> { continuation in
             let task = Task {
                 var offset = range.lowerBound
-                for await _ in permits {
-                    guard offset < range.upperBound else { break }
+                func send() -> Bool {
+                    guard offset < range.upperBound else { return false }
                     let end = min(range.upperBound, offset + Int64(Self.chunkSize))
                     continuation.yield(content.subdata(in: Int(offset)..<Int(end)))
                     offset = end
+                    return true
                 }
+                for await _ in permits where !send() { break }
+                // The permits end once every chunk is released.
+                while !Task.isCancelled, send() {}
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }

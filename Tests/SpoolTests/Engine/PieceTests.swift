@@ -29,7 +29,8 @@ final class PieceTests: XCTestCase {
         XCTAssertEqual(
             fixture.origin.requests.map(\.method).filter { $0 != "GET" }, [],
             "no HEAD: the first GET brings the content information")
-        XCTAssertGreaterThanOrEqual(cache.entry(for: fixture.url)?.cachedBytes ?? 0, Int64(taken))
+        let foundEntry = await cache.entry(for: fixture.url)
+        XCTAssertGreaterThanOrEqual(foundEntry?.cachedBytes ?? 0, Int64(taken))
     }
 
     func testReadAbandonedBeforeItsProbationOnAFastLinkKeepsLittleInFlight() async throws {

@@ -12,17 +12,39 @@ final class StallWatchTests: XCTestCase {
     }
 
     func testASilentTryIsCancelledAsAStall() async {
-        let watch = StallWatch(timeout: 0.05)
+        let clock = ManualClock()
+        let watch = StallWatch(timeout: 10, clock: clock)
         let task = waitingTask()
         watch.watch(task)
         watch.arm()
+        clock.advance(by: 9.9)
+        XCTAssertNil(watch.stop, "not silent for the timeout yet")
+        clock.advance(by: 0.1)
         await task.value
         XCTAssertTrue(task.isCancelled)
         XCTAssertEqual(watch.stop, .stalled)
     }
 
+    func testBytesArrivingPutTheStallOff() async {
+        let clock = ManualClock()
+        let watch = StallWatch(timeout: 10, clock: clock)
+        let task = waitingTask()
+        watch.watch(task)
+        watch.arm()
+        clock.advance(by: 9)
+        watch.touch()
+        // The timer comes due, finds 8 s of the silence left and waits again for them.
+        clock.advance(by: 2)
+        await clock.timers(atLeast: 1)
+        XCTAssertNil(watch.stop)
+        clock.advance(by: 8)
+        await task.value
+        XCTAssertEqual(watch.stop, .stalled)
+    }
+
     func testABodyNotNeededCancelsTheTryAndKeepsItsReason() async {
-        let watch = StallWatch(timeout: 0.05)
+        let clock = ManualClock()
+        let watch = StallWatch(timeout: 10, clock: clock)
         let task = waitingTask()
         watch.watch(task)
         watch.arm()
@@ -31,9 +53,10 @@ final class StallWatchTests: XCTestCase {
         XCTAssertEqual(watch.stop, .bodyNotNeeded)
         // The timer still pending finds the try ended: the reason stays.
         let later = waitingTask()
-        let other = StallWatch(timeout: 0.05)
+        let other = StallWatch(timeout: 10, clock: clock)
         other.watch(later)
         other.arm()
+        clock.advance(by: 10)
         await later.value
         XCTAssertEqual(watch.stop, .bodyNotNeeded)
     }

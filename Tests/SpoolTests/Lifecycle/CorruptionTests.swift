@@ -55,7 +55,7 @@ final class CorruptionTests: XCTestCase {
             XCTFail("\(label): the cache does not open: \(error)")
             throw error
         }
-        _ = cache.entries()
+        _ = await cache.entries()
         setup.origin.resetCounters()
         do {
             try await Durability.verifyRead(cache, setup.url, 0..<length, expected: expected)
@@ -203,10 +203,10 @@ final class CorruptionTests: XCTestCase {
         let cache = try Durability.openCache(setup.directory)
         try await Durability.verifyRead(cache, setup.url, middle, expected: expected)
         let resource = Resource(url: setup.url)
-        let whileOpen = cache.cachedRanges(for: resource)
+        let whileOpen = await cache.cachedRanges(for: resource)
         await cache.close()
         let reopened = try Durability.openCache(setup.directory, origin: Durability.UnreachableOrigin())
-        let saved = reopened.cachedRanges(for: resource)
+        let saved = await reopened.cachedRanges(for: resource)
         await reopened.close()
         for claims in [whileOpen, saved] {
             XCTAssertFalse(claims.isEmpty)

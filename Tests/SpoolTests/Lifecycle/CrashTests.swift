@@ -27,7 +27,7 @@ final class CrashTests: XCTestCase {
             XCTFail("\(label): the cache does not open after SIGKILL: \(error)")
             throw error
         }
-        let claims = cache.entry(for: url)?.cachedRanges ?? ByteRangeSet()
+        let claims = await cache.entry(for: url)?.cachedRanges ?? ByteRangeSet()
         for range in claims.ranges {
             do {
                 try await Durability.verifyRead(cache, url, range) {
@@ -194,7 +194,8 @@ final class CrashTests: XCTestCase {
             }
             do {
                 // The premise: the later bytes were stored (into the edge block of the old claim).
-                let grown = try Durability.openCache(directory, origin: Durability.UnreachableOrigin()).entry(for: url)?
+                let grown = try await Durability.openCache(directory, origin: Durability.UnreachableOrigin()).entry(
+                    for: url)?
                     .cachedRanges
                 XCTAssertEqual(grown, ByteRangeSet([claimed, later]), "\(label): the later read was cached")
             }
@@ -203,7 +204,8 @@ final class CrashTests: XCTestCase {
             let problems = Durability.ProblemLog()
             let reopened = try Durability.openCache(
                 directory, origin: Durability.UnreachableOrigin(), problems: problems)
-            XCTAssertEqual(reopened.entry(for: url)?.cachedRanges, ByteRangeSet([claimed]), label)
+            let foundEntry = await reopened.entry(for: url)
+            XCTAssertEqual(foundEntry?.cachedRanges, ByteRangeSet([claimed]), label)
             do {
                 try await Durability.verifyRead(reopened, url, claimed, expected: expected)
             } catch {
@@ -316,7 +318,7 @@ final class CrashTests: XCTestCase {
         var claimed: Int64 = 0
         do {
             let cache = try Durability.openCache(cacheDirectory, origin: Durability.UnreachableOrigin())
-            for target in targets { claimed += cache.entry(for: origin.url(for: target.path))?.cachedBytes ?? 0 }
+            for target in targets { await claimed += cache.entry(for: origin.url(for: target.path))?.cachedBytes ?? 0 }
             await cache.close()
         }
         origin.resetCounters()

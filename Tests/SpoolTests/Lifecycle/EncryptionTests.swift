@@ -186,7 +186,7 @@ final class EncryptionTests: XCTestCase {
                 onProblem: { problem in
                     problems.record(problem)
                     // What an app may well do about an entry it cannot read: drop it, which takes the cache's lock.
-                    if case .wrongKey = problem { holder.cache?.remove(url) }
+                    if case .wrongKey = problem { Task { await holder.cache?.remove(url) } }
                 }))
         holder.cache = cache
         // A deadlock never ends: the read runs apart, and the test waits for it a bounded time.

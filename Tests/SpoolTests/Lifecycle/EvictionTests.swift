@@ -28,7 +28,8 @@ final class EvictionTests: XCTestCase {
             fixture.clock.set(second)
             try await fixture.readWhole(name, from: cache)
         }
-        XCTAssertEqual(cache.totalBytes, limit, "up to the limit nothing is evicted")
+        let totalBytes1 = await cache.totalBytes
+        XCTAssertEqual(totalBytes1, limit, "up to the limit nothing is evicted")
         fixture.clock.set(30)
         let touched = try await collect(cache.read(fixture.url("a"), from: 500_000, length: 1000))
         XCTAssertEqual(touched, fixture.bytes("a", 500_000..<501_000))
@@ -37,21 +38,27 @@ final class EvictionTests: XCTestCase {
         fixture.clock.set(40)
         let peak = try await fixture.readWhole("d", from: cache)
         XCTAssertLessThanOrEqual(peak, limit + checkSlack, "the limit holds while d is written, not only at start-up")
-        XCTAssertLessThanOrEqual(cache.totalBytes, limit, "right after the read that crossed the limit")
-        XCTAssertEqual(fixture.cachedBytes("b", in: cache), 0, "b was the least recently used")
+        let totalBytes2 = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes2, limit, "right after the read that crossed the limit")
+        let cachedBytes1 = await fixture.cachedBytes("b", in: cache)
+        XCTAssertEqual(cachedBytes1, 0, "b was the least recently used")
         for name in ["a", "c", "d"] {
+            let cachedBytes2 = await fixture.cachedBytes(name, in: cache)
             XCTAssertEqual(
-                fixture.cachedBytes(name, in: cache), fixture.length(name), "\(name) was used more recently than b")
+                cachedBytes2, fixture.length(name), "\(name) was used more recently than b")
         }
         XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: limit), "on disk too")
 
         // b again: now c is the least recently used.
         fixture.clock.set(50)
         try await fixture.readWhole("b", from: cache)
-        XCTAssertLessThanOrEqual(cache.totalBytes, limit)
-        XCTAssertEqual(fixture.cachedBytes("c", in: cache), 0, "c was the least recently used")
+        let totalBytes3 = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes3, limit)
+        let cachedBytes3 = await fixture.cachedBytes("c", in: cache)
+        XCTAssertEqual(cachedBytes3, 0, "c was the least recently used")
         for name in ["a", "b", "d"] {
-            XCTAssertEqual(fixture.cachedBytes(name, in: cache), fixture.length(name), "\(name) stays")
+            let cachedBytes4 = await fixture.cachedBytes(name, in: cache)
+            XCTAssertEqual(cachedBytes4, fixture.length(name), "\(name) stays")
         }
         XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: limit))
         await cache.close()
@@ -67,18 +74,23 @@ final class EvictionTests: XCTestCase {
             fixture.clock.set(1800)
             try await fixture.readWhole("b", from: cache)
             fixture.clock.set(3700)
-            cache.enforceLimits()
-            XCTAssertNil(cache.entry(for: fixture.url("a")), "a was last used 3700 s ago, over the 3600 s limit")
-            XCTAssertEqual(fixture.cachedBytes("b", in: cache), 200_000, "b was last used 1900 s ago")
-            XCTAssertEqual(cache.entries().map(\.url), [fixture.url("b").absoluteString])
+            await cache.enforceLimits()
+            let foundEntry = await cache.entry(for: fixture.url("a"))
+            XCTAssertNil(foundEntry, "a was last used 3700 s ago, over the 3600 s limit")
+            let cachedBytes5 = await fixture.cachedBytes("b", in: cache)
+            XCTAssertEqual(cachedBytes5, 200_000, "b was last used 1900 s ago")
+            let listedEntries1 = await cache.entries()
+            XCTAssertEqual(listedEntries1.map(\.url), [fixture.url("b").absoluteString])
             XCTAssertLessThanOrEqual(
                 fixture.allocatedDataBytes(), fixture.diskAllowance(for: 200_000), "a's bytes left the disk")
             await cache.close()
         }
         fixture.clock.set(1800 + 3700)
         let reopened = try fixture.makeCache(limits)
-        XCTAssertEqual(reopened.entries().count, 0, "b is over the age limit when the cache opens again")
-        XCTAssertEqual(reopened.totalBytes, 0)
+        let listedEntries2 = await reopened.entries()
+        XCTAssertEqual(listedEntries2.count, 0, "b is over the age limit when the cache opens again")
+        let totalBytes4 = await reopened.totalBytes
+        XCTAssertEqual(totalBytes4, 0)
         XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: 0))
         let again = try await collect(reopened.read(fixture.url("b")))
         XCTAssertEqual(again, fixture.bytes("b", 0..<200_000), "an evicted resource is fetched again")
@@ -92,28 +104,33 @@ final class EvictionTests: XCTestCase {
             let cache = try fixture.makeCache(limits)
             fixture.clock.set(0)
             try await cache.pin(fixture.url("pinned"))
+            let cachedBytes6 = await fixture.cachedBytes("pinned", in: cache)
             XCTAssertEqual(
-                fixture.cachedBytes("pinned", in: cache), 3_000_000, "pin downloads everything, over the limit")
-            cache.enforceLimits()
-            XCTAssertEqual(fixture.cachedBytes("pinned", in: cache), 3_000_000)
+                cachedBytes6, 3_000_000, "pin downloads everything, over the limit")
+            await cache.enforceLimits()
+            let cachedBytes7 = await fixture.cachedBytes("pinned", in: cache)
+            XCTAssertEqual(cachedBytes7, 3_000_000)
 
             fixture.clock.set(10)
             try await fixture.readWhole("x", from: cache)
-            cache.enforceLimits()
+            await cache.enforceLimits()
+            let cachedBytes8 = await fixture.cachedBytes("x", in: cache)
             XCTAssertEqual(
-                fixture.cachedBytes("x", in: cache), 0,
+                cachedBytes8, 0,
                 "x is the only entry that may go, and the cache is over the limit")
+            let cachedBytes9 = await fixture.cachedBytes("pinned", in: cache)
             XCTAssertEqual(
-                fixture.cachedBytes("pinned", in: cache), 3_000_000, "the pinned entry is older than x, yet stays")
+                cachedBytes9, 3_000_000, "the pinned entry is older than x, yet stays")
 
             fixture.clock.set(7200)
-            cache.enforceLimits()
-            XCTAssertEqual(fixture.cachedBytes("pinned", in: cache), 3_000_000, "over the age limit too, yet stays")
+            await cache.enforceLimits()
+            let cachedBytes10 = await fixture.cachedBytes("pinned", in: cache)
+            XCTAssertEqual(cachedBytes10, 3_000_000, "over the age limit too, yet stays")
             await cache.close()
         }
         fixture.clock.set(86400)
         let reopened = try fixture.makeCache(limits)
-        let entry = reopened.entry(for: fixture.url("pinned"))
+        let entry = await reopened.entry(for: fixture.url("pinned"))
         XCTAssertEqual(entry?.cachedBytes, 3_000_000, "opening applies the limits, but not to the pinned entry")
         XCTAssertEqual(entry?.isPinned, true)
         fixture.origin.stop()
@@ -139,7 +156,8 @@ final class EvictionTests: XCTestCase {
             fixture.clock.set(second)
             try await fixture.readWhole(name, from: cache)
         }
-        XCTAssertLessThanOrEqual(cache.totalBytes, limit + slackPerReader)
+        let totalBytes5 = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes5, limit + slackPerReader)
 
         fixture.origin.resetCounters()
         while let chunk = try await iterator.next() { received.append(chunk) }
@@ -147,8 +165,9 @@ final class EvictionTests: XCTestCase {
         XCTAssertEqual(
             fixture.origin.requests.filter { $0.path.hasSuffix("/long") }.count, 0,
             "the rest of the paused read came from the cache: its bytes were not evicted from under it")
-        cache.enforceLimits()
-        XCTAssertLessThanOrEqual(cache.totalBytes, limit, "once the reader is gone the limit holds again")
+        await cache.enforceLimits()
+        let totalBytes6 = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes6, limit, "once the reader is gone the limit holds again")
         await cache.close()
     }
 
@@ -168,7 +187,7 @@ final class EvictionTests: XCTestCase {
             var peak: Int64 = 0
             for try await chunk in cache.read(slow.url(for: "/long")) {
                 data.append(chunk)
-                peak = max(peak, cache.totalBytes)
+                peak = await max(peak, cache.totalBytes)
             }
             return (data, peak)
         }
@@ -185,8 +204,9 @@ final class EvictionTests: XCTestCase {
         // clean clone once measured 153 KB over with two readers, past one block each).
         XCTAssertLessThanOrEqual(
             max(peak, longPeak), limit + 4 * slackPerReader, "two readers: at most two blocks over the limit each")
-        cache.enforceLimits()
-        XCTAssertLessThanOrEqual(cache.totalBytes, limit)
+        await cache.enforceLimits()
+        let totalBytes7 = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes7, limit)
         XCTAssertLessThanOrEqual(fixture.allocatedDataBytes(), fixture.diskAllowance(for: limit))
         await cache.close()
     }
@@ -205,15 +225,16 @@ final class EvictionTests: XCTestCase {
             guard chunk == fixture.bytes("big", range) else { return XCTFail("wrong bytes at \(range)") }
             position = range.upperBound
             fixture.clock.set(Double(position) / 100_000)
-            peak = max(peak, cache.totalBytes)
+            peak = await max(peak, cache.totalBytes)
             diskPeak = max(diskPeak, fixture.allocatedDataBytes())
         }
         XCTAssertEqual(position, length, "the whole resource played")
         XCTAssertLessThanOrEqual(
             peak, limit + slackPerReader, "one reader: at most one block over the limit while it plays")
         XCTAssertLessThanOrEqual(diskPeak, fixture.diskAllowance(for: limit + slackPerReader), "on disk too")
-        XCTAssertLessThanOrEqual(cache.totalBytes, limit)
-        let kept = cache.cachedRanges(for: Resource(url: fixture.url("big")))
+        let totalBytes8 = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes8, limit)
+        let kept = await cache.cachedRanges(for: Resource(url: fixture.url("big")))
         XCTAssertTrue(kept.contains((length - 65_536)..<length), "the most recently played bytes stay: \(kept)")
         XCTAssertFalse(kept.contains(0..<65_536), "the first bytes played went first: \(kept)")
         await cache.close()
@@ -248,10 +269,10 @@ private struct EvictionFixture {
 
     /// A cache on the directory with `limits` and the fixture's clock (a new instance each call).
     func makeCache(_ limits: CacheLimits) throws -> SpoolCache {
-        let clock = clock
-        return try SpoolCache(
+        try SpoolCache(
             configuration: SpoolConfiguration(
-                directory: directory, origin: HTTPOrigin(timeout: 10), limits: limits, clock: { clock.now }))
+                directory: directory, origin: HTTPOrigin(timeout: 10), fetchPolicy: FetchPolicy(), limits: limits,
+                clock: clock.base))
     }
 
     func url(_ name: String) -> URL { origin.url(for: "/\(name)") }
@@ -262,8 +283,8 @@ private struct EvictionFixture {
         TestContent.generatedBytes(seed: Self.seed(name), range: range)
     }
 
-    func cachedBytes(_ name: String, in cache: SpoolCache) -> Int64 {
-        cache.cachedRanges(for: Resource(url: url(name))).byteCount
+    func cachedBytes(_ name: String, in cache: SpoolCache) async -> Int64 {
+        await cache.cachedRanges(for: Resource(url: url(name))).byteCount
     }
 
     /// Reads all of `name`, checking every chunk; returns the largest `totalBytes` seen after a chunk.
@@ -275,7 +296,7 @@ private struct EvictionFixture {
             let range = position..<(position + Int64(chunk.count))
             guard chunk == bytes(name, range) else { throw EvictionTestFailure("wrong bytes of \(name) at \(range)") }
             position = range.upperBound
-            peak = max(peak, cache.totalBytes)
+            peak = await max(peak, cache.totalBytes)
         }
         guard position == length(name) else {
             throw EvictionTestFailure("read \(position) of \(length(name)) bytes of \(name)")
@@ -300,22 +321,12 @@ private struct EvictionFixture {
 }
 
 /// The time the cache sees, set by the test: seconds after a fixed start.
-private final class MovableClock: @unchecked Sendable {
-    // @unchecked: `date` is only touched under `lock`.
-    private let lock = NSLock()
+private final class MovableClock: Sendable {
     private let start = Date(timeIntervalSince1970: 1_800_000_000)
-    private var date = Date(timeIntervalSince1970: 1_800_000_000)
-
-    var now: Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return date
-    }
+    let base = SetDateClock(Date(timeIntervalSince1970: 1_800_000_000))
 
     func set(_ secondsAfterStart: TimeInterval) {
-        lock.lock()
-        defer { lock.unlock() }
-        date = start.addingTimeInterval(secondsAfterStart)
+        base.set(start.addingTimeInterval(secondsAfterStart))
     }
 }
 

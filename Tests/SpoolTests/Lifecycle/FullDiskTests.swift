@@ -34,7 +34,7 @@ final class FullDiskTests: XCTestCase {
         var claims = ByteRangeSet()
         do {
             let offline = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-            claims = offline.entry(for: url)?.cachedRanges ?? ByteRangeSet()
+            claims = await offline.entry(for: url)?.cachedRanges ?? ByteRangeSet()
             for range in claims.ranges {
                 do {
                     try await Durability.verifyRead(offline, url, range) {
@@ -203,10 +203,10 @@ final class FullDiskTests: XCTestCase {
             await cache.close()
         }
         let reopened = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-        let claimed = reopened.entry(for: second)?.cachedBytes ?? 0
+        let claimed = await reopened.entry(for: second)?.cachedBytes ?? 0
         XCTAssertGreaterThanOrEqual(claimed, 1_000_000, "once space is back, bytes are cached again")
         // Everything the index claims, of both resources, is served from disk alone.
-        let claims = [
+        let claims = await [
             (second, seed + 1, reopened.entry(for: second)?.cachedRanges ?? ByteRangeSet()),
             (url, seed, reopened.entry(for: url)?.cachedRanges ?? ByteRangeSet()),
         ]

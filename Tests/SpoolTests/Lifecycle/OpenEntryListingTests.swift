@@ -15,7 +15,7 @@ final class OpenEntryListingTests: XCTestCase {
         var iterator = cache.read(fixture.url).makeAsyncIterator()
         let first = try await iterator.next()
         XCTAssertEqual(first.map { Data($0) }, fixture.bytes(0..<Int64(first?.count ?? 0)))
-        let entries = cache.entries()
+        let entries = await cache.entries()
         XCTAssertEqual(entries.map(\.url), [fixture.url.absoluteString], "listed while its first request runs")
         XCTAssertEqual(entries.first?.info.length, 4_000_000)
         await cache.close()

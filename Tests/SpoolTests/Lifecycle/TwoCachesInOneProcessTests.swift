@@ -23,7 +23,8 @@ final class TwoCachesInOneProcessTests: XCTestCase {
 
         fixture.origin.stop()
         let offline = try fixture.makeCache()
-        XCTAssertEqual(offline.cachedRanges(for: fixture.url).ranges, [0..<length], "both caches' claims merged")
+        let storedRanges = await offline.cachedRanges(for: fixture.url)
+        XCTAssertEqual(storedRanges.ranges, [0..<length], "both caches' claims merged")
         let replay = try await collect(offline.read(fixture.url))
         XCTAssertEqual(replay, fixture.bytes(0..<length), "every byte served with the origin gone")
     }

@@ -88,8 +88,9 @@ final class TwoProcessTests: XCTestCase {
         let problems = Durability.ProblemLog()
         let library = try Durability.openCache(cache, origin: Durability.UnreachableOrigin(), problems: problems)
         for resource in resources {
+            let foundEntry1 = await library.entry(for: resource.url)
             XCTAssertEqual(
-                library.entry(for: resource.url)?.cachedRanges, ByteRangeSet([0..<resource.length]),
+                foundEntry1?.cachedRanges, ByteRangeSet([0..<resource.length]),
                 "\(label): the index claims all of \(resource.url.path)")
             do {
                 try await Durability.verifyRead(library, resource.url, 0..<resource.length) {
@@ -135,7 +136,7 @@ final class TwoProcessTests: XCTestCase {
             try await Durability.verifyRead(filler, url, 0..<length, expected: expected)
             await filler.close()
         }  // the filler's stream and cache are released here: the "process" has exited
-        assertClaimsEverything(directory, url, length, "the filler's record claims everything")
+        await assertClaimsEverything(directory, url, length, "the filler's record claims everything")
 
         while let chunk = try await readerIterator.next() { read.append(chunk) }
         XCTAssertNil(Durability.mismatch(read, expected(0..<length)), "the reader's bytes")
@@ -176,7 +177,7 @@ final class TwoProcessTests: XCTestCase {
             XCTAssertEqual(filled, length)
             await filler.close()
         }  // the filler's stream and cache are released here: the "process" has exited
-        assertClaimsEverything(directory, url, length, "the filler's record claims everything")
+        await assertClaimsEverything(directory, url, length, "the filler's record claims everything")
         while let chunk = try await readerIterator.next() { read.append(chunk) }
         XCTAssertNil(Durability.mismatch(read, expected(readerStart..<length), at: readerStart), "the reader's bytes")
         await reader.close()
@@ -189,10 +190,11 @@ final class TwoProcessTests: XCTestCase {
     /// Asserts that a cache opened on `directory` with no origin claims every byte of `url`.
     private func assertClaimsEverything(
         _ directory: URL, _ url: URL, _ length: Int64, _ message: String, line: UInt = #line
-    ) {
+    ) async {
         do {
             let check = try Durability.openCache(directory, origin: Durability.UnreachableOrigin())
-            XCTAssertEqual(check.entry(for: url)?.cachedRanges, ByteRangeSet([0..<length]), message, line: line)
+            let foundEntry2 = await check.entry(for: url)
+            XCTAssertEqual(foundEntry2?.cachedRanges, ByteRangeSet([0..<length]), message, line: line)
         } catch {
             XCTFail("\(message): \(error)", line: line)
         }
@@ -204,7 +206,7 @@ final class TwoProcessTests: XCTestCase {
         _ directory: URL, _ url: URL, _ length: Int64, _ expected: (Range<Int64>) -> Data, _ moment: String,
         line: UInt = #line
     ) async {
-        assertClaimsEverything(
+        await assertClaimsEverything(
             directory, url, length,
             "the filler's claims after \(moment) (it may not drop or overwrite them)", line: line)
         do {

@@ -15,14 +15,15 @@ final class CacheStatisticsTests: XCTestCase {
     func testServedBytesAreSplitByWhereTheyCameFrom() async throws {
         let fixture = try HTTPFixture(test: self, length: 2_000_000, seed: 3)
         let cache = try fixture.makeCache()
-        XCTAssertNil(cache.statistics.hitRatio)
+        let statistics1 = await cache.statistics
+        XCTAssertNil(statistics1.hitRatio)
         _ = try await readAll(cache, fixture.url, length: 500_000)
-        var statistics = cache.statistics
+        var statistics = await cache.statistics
         XCTAssertEqual(statistics.bytesServedFromOrigin, 500_000)
         XCTAssertEqual(statistics.bytesServedFromCache, 0)
         XCTAssertGreaterThanOrEqual(statistics.bytesFetched, 500_000)
         _ = try await readAll(cache, fixture.url)
-        statistics = cache.statistics
+        statistics = await cache.statistics
         XCTAssertEqual(statistics.bytesServedFromCache, 500_000, "the first 500 kB were on disk the second time")
         XCTAssertEqual(statistics.bytesServedFromOrigin, 2_000_000)
         XCTAssertEqual(statistics.bytesFetched, 2_000_000, "nothing fetched twice")
@@ -30,8 +31,10 @@ final class CacheStatisticsTests: XCTestCase {
         // A prefetch fetches but serves nobody.
         fixture.origin.serve(.generated(length: 300_000, seed: 4), at: "/other.bin", contentType: "video/mp4")
         try await cache.prefetch(Resource(url: fixture.origin.url(for: "/other.bin")))
-        XCTAssertEqual(cache.statistics.bytesFetched, 2_300_000)
-        XCTAssertEqual(cache.statistics.bytesServed, 2_500_000)
+        let statistics2 = await cache.statistics
+        XCTAssertEqual(statistics2.bytesFetched, 2_300_000)
+        let statistics3 = await cache.statistics
+        XCTAssertEqual(statistics3.bytesServed, 2_500_000)
         await cache.close()
     }
 
@@ -39,26 +42,32 @@ final class CacheStatisticsTests: XCTestCase {
         let fixture = try HTTPFixture(test: self, length: 1_000_000, seed: 5)
         let first = try fixture.makeCache()
         _ = try await readAll(first, fixture.url)
-        let started = first.statistics.since
+        let started = await first.statistics.since
         await first.close()
         let second = try fixture.makeCache()
-        XCTAssertEqual(second.statistics.bytesServedFromOrigin, 1_000_000, "written on close")
+        let statistics4 = await second.statistics
+        XCTAssertEqual(statistics4.bytesServedFromOrigin, 1_000_000, "written on close")
         _ = try await readAll(second, fixture.url)
         await second.flushStatistics()
         // Another instance sees what the second wrote, as another process would.
         let reader = try fixture.makeCache()
-        XCTAssertEqual(reader.statistics.bytesServedFromCache, 1_000_000)
-        XCTAssertEqual(reader.statistics.bytesServedFromOrigin, 1_000_000)
-        XCTAssertEqual(reader.statistics.since.timeIntervalSince1970, started.timeIntervalSince1970, accuracy: 0.002)
+        let statistics5 = await reader.statistics
+        XCTAssertEqual(statistics5.bytesServedFromCache, 1_000_000)
+        let statistics6 = await reader.statistics
+        XCTAssertEqual(statistics6.bytesServedFromOrigin, 1_000_000)
+        let statistics7 = await reader.statistics
+        XCTAssertEqual(statistics7.since.timeIntervalSince1970, started.timeIntervalSince1970, accuracy: 0.002)
         await second.close()
         await reader.close()
 
         try Data("{not json".utf8).write(to: fixture.directory.appendingPathComponent("statistics.json"))
         let afterDamage = try fixture.makeCache()
-        XCTAssertEqual(afterDamage.statistics.bytesServed, 0)
+        let statistics8 = await afterDamage.statistics
+        XCTAssertEqual(statistics8.bytesServed, 0)
         let reread = try await readAll(afterDamage, fixture.url)
         XCTAssertEqual(reread, 1_000_000, "the cache itself is unaffected")
-        XCTAssertEqual(afterDamage.statistics.bytesServedFromCache, 1_000_000)
+        let statistics9 = await afterDamage.statistics
+        XCTAssertEqual(statistics9.bytesServedFromCache, 1_000_000)
         await afterDamage.close()
         let decoded =
             try JSONSerialization.jsonObject(
@@ -78,10 +87,11 @@ final class CacheStatisticsTests: XCTestCase {
             configuration: SpoolConfiguration(
                 directory: directory, origin: HTTPOrigin(timeout: 10), limits: CacheLimits(maxBytes: 2_200_000)))
         for index in 0..<3 { _ = try await readAll(cache, origin.url(for: "/f\(index)")) }
-        cache.enforceLimits()
-        let statistics = cache.statistics
+        await cache.enforceLimits()
+        let statistics = await cache.statistics
         XCTAssertGreaterThanOrEqual(statistics.bytesEvicted, 800_000)
-        XCTAssertLessThanOrEqual(cache.totalBytes, 2_200_000)
+        let totalBytes = await cache.totalBytes
+        XCTAssertLessThanOrEqual(totalBytes, 2_200_000)
         XCTAssertEqual(statistics.bytesFetched, 3_000_000)
         await cache.close()
     }

@@ -29,10 +29,13 @@ struct HTTPFixture {
     }
 
     /// A cache on the fixture's directory (a new instance each call, as after a restart).
-    func makeCache(modifier: HTTPRequestModifier? = nil, policy: FetchPolicy = FetchPolicy()) throws -> SpoolCache {
+    func makeCache(
+        modifier: HTTPRequestModifier? = nil, policy: FetchPolicy = FetchPolicy(), originTimeout: TimeInterval = 10
+    ) throws -> SpoolCache {
         try SpoolCache(
             configuration: SpoolConfiguration(
-                directory: directory, origin: HTTPOrigin(modifier: modifier, timeout: 10), fetchPolicy: policy))
+                directory: directory, origin: HTTPOrigin(modifier: modifier, timeout: originTimeout),
+                fetchPolicy: policy))
     }
 
     /// The source bytes of `range`.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 @testable import Spool
@@ -9,26 +10,53 @@ final class ManualClock: SpoolClock {
         var now: TimeInterval = 1000
         var sleepers: [Int: (deadline: TimeInterval, continuation: CheckedContinuation<Void, any Error>)] = [:]
         var nextSleeper = 0
+        /// Timers not yet due, with the queue they run on.
+        var timers: [(deadline: TimeInterval, queue: DispatchQueue, work: @Sendable () -> Void)] = []
+        /// Tests waiting for a number of timers, with that number.
+        var timerWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// Tests waiting for a number of sleepers, with that number.
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = LockedBox(State())
+    private let state = LockedBox(State(), rank: .clock)
 
     var uptime: TimeInterval { state.withLock { $0.now } }
+
+    /// The date moves with the uptime, from a fixed start.
+    var date: Date { Date(timeIntervalSince1970: 1_800_000_000 + uptime) }
+
+    /// How many timers wait on this clock now.
+    var timerCount: Int { state.withLock { $0.timers.count } }
+
+    func schedule(at deadline: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        let (due, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            if deadline <= state.now { return (true, []) }
+            state.timers.append((deadline, queue, work))
+            let count = state.timers.count
+            let ready = state.timerWatchers.filter { $0.count <= count }.map(\.continuation)
+            state.timerWatchers.removeAll { $0.count <= count }
+            return (false, ready)
+        }
+        if due { queue.async(execute: work) }
+        for watcher in watchers { watcher.resume() }
+    }
 
     /// How many tasks sleep on this clock now.
     var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves the time forward and wakes the sleepers whose deadline it reached.
     func advance(by seconds: TimeInterval) {
-        let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+        let (due, timers) = state.withLock { state in
             state.now += seconds
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
             for id in due.keys { state.sleepers[id] = nil }
-            return due.values.map(\.continuation)
+            let now = state.now
+            let timers = state.timers.filter { $0.deadline <= now }
+            state.timers.removeAll { $0.deadline <= now }
+            return (due.values.map(\.continuation), timers)
         }
         for sleeper in due { sleeper.resume() }
+        for timer in timers { timer.queue.async(execute: timer.work) }
     }
 
     func sleep(until deadline: TimeInterval) async throws {
@@ -53,6 +81,18 @@ final class ManualClock: SpoolClock {
             state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
         }
         try Task.checkCancellation()
+    }
+
+    /// Returns once at least `count` timers wait on this clock.
+    func timers(atLeast count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.timers.count >= count { return true }
+                state.timerWatchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Returns once at least `count` tasks sleep on this clock.

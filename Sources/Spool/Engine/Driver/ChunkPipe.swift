@@ -85,6 +85,12 @@ final class ChunkPipe: Sendable {
         waiter?.resume()
     }
 
+    /// Which sides wait now: the writer for bytes, the receiver for room (for tests, which wait for a side to
+    /// wait rather than for a while).
+    var waiting: (taker: Bool, pusher: Bool) {
+        state.withLock { ($0.takeWaiter != nil, $0.pushWaiter != nil) }
+    }
+
     /// Returns once `ready` holds or the task is cancelled; meanwhile the caller's continuation waits in
     /// `slot`, for the other side to resume it outside the lock.
     private func wait(

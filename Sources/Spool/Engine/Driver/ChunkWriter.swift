@@ -78,7 +78,7 @@ struct ChunkWriter: Sendable {
             // A fast download would sync every few milliseconds: every `minimumFlushInterval` keeps what a
             // crash costs small (bytes not yet claimed are fetched again, never served wrong).
             return inner.unflushedBytes >= environment.policy.indexInterval
-                && ProcessInfo.processInfo.systemUptime - inner.lastFlush >= IndexWriter.minimumFlushInterval
+                && core.environment.clock.uptime - inner.lastFlush >= IndexWriter.minimumFlushInterval
         }
         environment.problems.storageWorked(outcome.bytes)
         core.reportDamage(outcome.damaged)
@@ -209,7 +209,7 @@ struct ChunkWriter: Sendable {
         }
         // Damaged bytes were discarded: a read planned before must not take their blocks for checked.
         if !result.damaged.isEmpty { inner.revisions &+= 1 }
-        let now = core.environment.clock()
+        let now = core.environment.clock.date
         for block in snapshot.blocks { inner.blockUse[block] = now }
         inner.dirty = true
     }

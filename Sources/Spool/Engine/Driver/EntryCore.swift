@@ -23,11 +23,11 @@ final class EntryCore: Sendable {
         self.origin = origin
         self.environment = environment
         self.becameIdle = becameIdle
-        let now = environment.clock()
+        let now = environment.clock.date
         inner = LockedBox(
             EntryInner(
                 state: EngineState(policy: environment.policy, info: nil, stored: ByteRangeSet()), created: now,
-                lastAccess: now))
+                lastAccess: now), rank: .entry)
     }
 
     var store: DiskStore { environment.store }

@@ -11,7 +11,7 @@ extension FetchRunner {
         let end: Int64?
         let extent: ReadExtent
         /// When the first try was sent, and how many failed in a row.
-        var began: TimeInterval = LinkMonitor.now
+        var began: TimeInterval
         var failures = 0
     }
 
@@ -80,7 +80,9 @@ extension FetchRunner {
         next.failures += 1
         // A try the watch cancelled is retried in a new task (the next try's sleep would end at once here).
         let retried = inner.withLock { inner -> Bool in
-            guard policy.retries(after: error, failuresInARow: next.failures, silentFor: LinkMonitor.now - next.began)
+            guard
+                policy.retries(
+                    after: error, failuresInARow: next.failures, silentFor: environment.clock.uptime - next.began)
             else { return false }
             startDiscovery(next, after: policy.retryWait(attempt: next.failures), in: &inner)
             return true

@@ -22,17 +22,17 @@ extension FetchRunner {
     func holdBack(fetch id: Int, pausing: Bool, watch: StallWatch) async -> Bool {
         let (gate, link, url) = (core.environment.gate, core.environment.link, core.url)
         let grace = core.policy.abandonedRequestGrace
-        let started = LinkMonitor.now
+        let started = environment.clock.uptime
         var paused = false
         // The link's rate samples leave the pause out; the silence starts again when the body does.
         defer {
             if paused {
-                link.bodyResumed(url, at: LinkMonitor.now)
+                link.bodyResumed(url, at: environment.clock.uptime)
                 watch.arm()
             }
         }
         while !Task.isCancelled {
-            let now = LinkMonitor.now
+            let now = environment.clock.uptime
             let (playbackNeed, gateSeen) = gate.need()
             let playbackNeedsLink = playbackNeed > 0 && now - started < Self.maximumPause
             let (hold, entrySeen) = core.inner.withLock { inner -> (Hold, UInt64) in
@@ -62,10 +62,10 @@ extension FetchRunner {
     }
 
     /// Returns at the first of: a playback wait ending after `gateSeen`, the entry's readers changing after
-    /// `entrySeen` (`EntryCore.wakeHolds`), the clock reaching `until` (`LinkMonitor.now`'s time base), or
+    /// `entrySeen` (`EntryCore.wakeHolds`), the clock reaching `until` (`environment.clock.uptime`'s time base), or
     /// cancellation.
     private func waitForHoldChange(fetch id: Int, gateSeen: UInt64, entrySeen: UInt64, until: TimeInterval) async {
-        let (gate, core, clock) = (core.environment.gate, core, SystemClock())
+        let (gate, core, clock) = (core.environment.gate, core, core.environment.clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await clock.sleep(until: until) }
             group.addTask { await gate.waitForChange(since: gateSeen) }

@@ -37,10 +37,10 @@ struct FetchRunner: Sendable {
         after delay: TimeInterval, ifCancelledWaiting: @escaping @Sendable () -> Void,
         body: @escaping @Sendable (StallWatch) async -> Void
     ) -> Task<Void, Never> {
-        let watch = StallWatch(timeout: policy.stallTimeout)
+        let watch = StallWatch(timeout: policy.stallTimeout, clock: environment.clock)
         let task = Task {
             if delay > 0 {
-                do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
+                do { try await environment.clock.sleep(until: environment.clock.uptime + delay) } catch {
                     return ifCancelledWaiting()
                 }
             }
@@ -55,14 +55,15 @@ struct FetchRunner: Sendable {
     func send(_ request: OriginReadRequest, watch: StallWatch) async throws -> (
         response: OriginReadResponse, sentAt: TimeInterval
     ) {
-        let sentAt = LinkMonitor.now
+        let sentAt = environment.clock.uptime
         let newConnection = environment.link.requestSent(url, at: sentAt)
         // A response head that does not come is a stall too (a silent link, a server that hangs).
         watch.arm()
         let response = try await origin.read(request)
         watch.touch()
         environment.link.responded(
-            url, after: LinkMonitor.now - sentAt, newConnection: newConnection, multiplexed: response.multiplexed,
+            url, after: environment.clock.uptime - sentAt, newConnection: newConnection,
+            multiplexed: response.multiplexed,
             initialStreamWindow: response.initialStreamWindow)
         return (response, sentAt)
     }
@@ -80,7 +81,7 @@ struct FetchRunner: Sendable {
         // request was counted when `discover` sent it.
         var sending = opened != nil
         let next = inner.withLock { inner in
-            if !isRetry { inner.state.fetchStarted(id, at: LinkMonitor.now) }
+            if !isRetry { inner.state.fetchStarted(id, at: environment.clock.uptime) }
             // Abandoned between two sends (a retry): nobody waits for another.
             inner.state.expireAbandoned(fetch: id)
             return inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
@@ -103,7 +104,7 @@ struct FetchRunner: Sendable {
             }
             let reached = try await receive(response, fetch: id, watch: watch) { progress.withLock { $0 = true } }
             watch.disarm()
-            environment.link.delivered(reached - response.offset, from: url, after: LinkMonitor.now - sentAt)
+            environment.link.delivered(reached - response.offset, from: url, after: environment.clock.uptime - sentAt)
             let expected = response.offset == range.lowerBound ? range.upperBound : response.info.length
             // A body read to its end leaves its connection open for the next request.
             environment.link.requestEnded(url, reusable: reached >= expected)
@@ -127,7 +128,7 @@ struct FetchRunner: Sendable {
         let cancelled = Task.isCancelled && watch.stop == nil
         let verdict = inner.withLock { inner in
             let verdict = inner.state.fetchFailed(
-                id, error: error, progressed: progressed, cancelled: cancelled, at: LinkMonitor.now)
+                id, error: error, progressed: progressed, cancelled: cancelled, at: environment.clock.uptime)
             if case .retry(let delay) = verdict { startTry(id, after: delay, isRetry: true, in: &inner) }
             return verdict
         }
@@ -161,8 +162,8 @@ struct FetchRunner: Sendable {
     ) async throws -> Int64 {
         let (url, link, statistics) = (url, environment.link, environment.statistics)
         let pipe = ChunkPipe(start: response.offset, limit: environment.writeBatchLimit)
-        link.bodyStarted(url, at: LinkMonitor.now)
-        defer { link.bodyEnded(url, at: LinkMonitor.now) }
+        link.bodyStarted(url, at: environment.clock.uptime)
+        defer { link.bodyEnded(url, at: environment.clock.uptime) }
         return try await withThrowingTaskGroup(of: Int64.self) { [core] group in
             group.addTask {
                 // Ending before the body does (all asked for is stored, or a write failed), the storing side
@@ -180,7 +181,7 @@ struct FetchRunner: Sendable {
             do {
                 for try await chunk in response.body {
                     watch.touch()
-                    link.received(chunk.count, from: url, at: LinkMonitor.now)
+                    link.received(chunk.count, from: url, at: environment.clock.uptime)
                     statistics.fetched(chunk.count)
                     guard !chunk.isEmpty else { continue }
                     onBytes()

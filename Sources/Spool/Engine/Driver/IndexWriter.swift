@@ -29,14 +29,15 @@ struct IndexWriter: Sendable {
             guard inner.dirty, !inner.flushQueued || settled else { return nil }
             inner.flushQueued = true
             guard !settled else { return 0 }
-            return inner.lastFlush + Self.minimumFlushInterval - ProcessInfo.processInfo.systemUptime
+            return inner.lastFlush + Self.minimumFlushInterval - core.environment.clock.uptime
         }
         guard let delay else { return }
         let work: @Sendable () -> Void = {
             core.inner.withLock { $0.flushQueued = false }
             flushNow()
         }
-        if delay > 0 { queue.asyncAfter(deadline: .now() + delay, execute: work) } else { queue.async(execute: work) }
+        let clock = core.environment.clock
+        if delay > 0 { clock.schedule(at: clock.uptime + delay, on: queue, work) } else { queue.async(execute: work) }
     }
 
     /// Brings the index record up to date with what is on disk, and returns once it is.
@@ -46,12 +47,12 @@ struct IndexWriter: Sendable {
 
     /// `flush`, blocking the caller: for synchronous API and for a cache dropped without `close()`.
     func flushBlocking() {
-        queue.sync { flushNow() }
+        BlockingIO.sync(on: queue) { flushNow() }
     }
 
     /// Runs `work` on the record queue, after every flush queued before it: for a version change's record.
     func serially<T>(_ work: () throws -> T) rethrows -> T {
-        try queue.sync(execute: work)
+        try BlockingIO.sync(on: queue, work)
     }
 
     /// The record write itself, on `queue`.
@@ -63,7 +64,7 @@ struct IndexWriter: Sendable {
             guard let info = inner.state.info, inner.dirty else { return nil }
             inner.dirty = false
             inner.unflushedBytes = 0
-            inner.lastFlush = ProcessInfo.processInfo.systemUptime
+            inner.lastFlush = core.environment.clock.uptime
             inner.savedLastAccess = inner.lastAccess
             let record = EntryRecord(
                 url: core.displayURL, info: info, ranges: inner.state.stored, created: inner.created,

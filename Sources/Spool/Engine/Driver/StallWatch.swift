@@ -28,14 +28,16 @@ final class StallWatch: Sendable {
     }
 
     private let timeout: TimeInterval
+    private let clock: any SpoolClock
     private let state: LockedBox<State>
     /// One queue for every watch's timer: it only reads a time and cancels a task.
     private static let queue = DispatchQueue(label: "Spool.StallWatch")
 
-    /// A watch that cancels its task when nothing happens for `timeout` seconds while armed.
-    init(timeout: TimeInterval) {
+    /// A watch that cancels its task when nothing happens for `timeout` seconds of `clock` while armed.
+    init(timeout: TimeInterval, clock: any SpoolClock = SystemClock()) {
         self.timeout = max(0, timeout)
-        state = LockedBox(State(lastActivity: LinkMonitor.now))
+        self.clock = clock
+        state = LockedBox(State(lastActivity: clock.uptime))
     }
 
     /// Names the task to cancel: the try's own, known only once it exists. A stop that came first cancels it
@@ -51,7 +53,7 @@ final class StallWatch: Sendable {
     /// Starts (or restarts) timing: the request was sent, or the body was held back on purpose.
     func arm() {
         let schedule = state.withLock { state -> Bool in
-            state.lastActivity = LinkMonitor.now
+            state.lastActivity = clock.uptime
             state.armed = true
             defer { state.timerPending = true }
             return !state.timerPending
@@ -61,7 +63,7 @@ final class StallWatch: Sendable {
 
     /// Something arrived: the silence starts again from now.
     func touch() {
-        let now = LinkMonitor.now
+        let now = clock.uptime
         state.withLock { $0.lastActivity = now }
     }
 
@@ -99,13 +101,13 @@ final class StallWatch: Sendable {
     /// Checks after `delay` whether the silence has lasted the timeout; if not, checks again when it would
     /// have. Bytes that keep coming cost one timer per timeout, not one per chunk.
     private func scheduleCheck(after delay: TimeInterval) {
-        Self.queue.asyncAfter(deadline: .now() + max(0, delay)) { [self] in
+        clock.schedule(at: clock.uptime + max(0, delay), on: Self.queue) { [self] in
             let due = state.withLock { state -> TimeInterval? in
                 guard state.armed, state.stop == nil else {
                     state.timerPending = false
                     return nil
                 }
-                let left = state.lastActivity + timeout - LinkMonitor.now
+                let left = state.lastActivity + timeout - clock.uptime
                 if left <= 0 { state.timerPending = false }
                 return left
             }

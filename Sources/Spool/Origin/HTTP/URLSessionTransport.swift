@@ -65,7 +65,7 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         // A task cancelled before `resume()` does not reliably report its completion in FoundationNetworking,
         // so the head could be waited for forever: starting and cancelling happen under one lock, and a
         // cancellation that comes first means the task is never registered nor started.
-        let launch = LockedBox(Launch.waiting)
+        let launch = LockedBox(Launch.waiting, rank: .transferLaunch)
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPURLResponse, any Error>) in
                 let started = launch.withLock { launch -> Bool in

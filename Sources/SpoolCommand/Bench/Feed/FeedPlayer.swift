@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 import SpoolTesting
 
 /// ffmpeg as the feed's player: it opens an item and plays it in real time (`-re`) for some seconds; the
@@ -88,33 +89,24 @@ struct FeedPlayer {
 }
 
 /// Progress reports collected on the pipe's thread.
-private final class LockedReports: @unchecked Sendable {
-    // @unchecked: every access holds `lock`.
-    private let lock = NSLock()
-    private var list: [(wall: Double, media: Double)] = []
-    private var frame: Double?
+private final class LockedReports: Sendable {
+    private let state = LockedBox<(list: [(wall: Double, media: Double)], frame: Double?)>(([], nil))
 
     func sawFrame(at wall: Double) {
-        lock.lock()
-        defer { lock.unlock() }
-        if frame == nil { frame = wall }
+        state.withLock { state in
+            if state.frame == nil { state.frame = wall }
+        }
     }
 
     var firstFrame: Double? {
-        lock.lock()
-        defer { lock.unlock() }
-        return frame
+        state.withLock { $0.frame }
     }
 
     func add(_ wall: Double, _ media: Double) {
-        lock.lock()
-        defer { lock.unlock() }
-        list.append((wall, media))
+        state.withLock { $0.list.append((wall, media)) }
     }
 
     var points: [(wall: Double, media: Double)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
+        state.withLock { $0.list }
     }
 }

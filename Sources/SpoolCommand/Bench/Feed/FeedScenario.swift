@@ -98,9 +98,8 @@ struct FeedScenario {
         return duplicates
     }
 
+    /// Runs blocking work (a player process waited for) where the package runs all of it, off the pool.
     private func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+        try await BlockingIO.run(work)
     }
 }

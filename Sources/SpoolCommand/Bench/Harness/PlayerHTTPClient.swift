@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Spool
 import SpoolAsyncHTTPClient
 
 /// The benchmarks' "direct" player: reads the origin with a client like a player's own (AVPlayer's
@@ -69,26 +69,26 @@ private final class TransferDelegate: HTTPClientResponseDelegate {
 
     private let start = DispatchTime.now().uptimeNanoseconds
     private let marks: [Int64]
-    private let progress: NIOLockedValueBox<Progress>
+    private let progress: LockedBox<Progress>
 
     init(limit: Int64?, marks: [Int64]) {
         self.marks = marks
         var initial = Progress()
         initial.wanted = limit
         initial.transfer.markTimes = Array(repeating: nil, count: marks.count)
-        progress = NIOLockedValueBox(initial)
+        progress = LockedBox(initial)
     }
 
     /// The transfer, if this delegate cut it after `limit` bytes.
     var cutTransfer: RangeReader.Transfer? {
-        progress.withLockedValue { $0.cut ? $0.transfer : nil }
+        progress.withLock { $0.cut ? $0.transfer : nil }
     }
 
     private var now: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
 
     func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let now = self.now
-        progress.withLockedValue { progress in
+        progress.withLock { progress in
             progress.transfer.status = Int(head.status.code)
             progress.transfer.firstByte = now
             progress.transfer.longestGap = now
@@ -99,7 +99,7 @@ private final class TransferDelegate: HTTPClientResponseDelegate {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let now = self.now
-        let done = progress.withLockedValue { progress -> Bool in
+        let done = progress.withLock { progress -> Bool in
             guard !progress.cut else { return false }
             progress.transfer.bodyBytes += Int64(buffer.readableBytes)
             progress.transfer.longestGap = max(progress.transfer.longestGap, now - progress.lastReceive)
@@ -121,7 +121,7 @@ private final class TransferDelegate: HTTPClientResponseDelegate {
 
     func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
         let now = self.now
-        return progress.withLockedValue { progress in
+        return progress.withLock { progress in
             if !progress.cut { progress.transfer.total = now }
             return progress.transfer
         }

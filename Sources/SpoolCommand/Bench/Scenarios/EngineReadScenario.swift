@@ -26,7 +26,7 @@ struct EngineReadScenario {
         let url = rig.originURL(.throughput, query: "engine")
         progress("engine read: caching \(ByteCountText.format(size)) through the library")
         guard try await cache.prefetch(Resource(url: url)) == size,
-            cache.cachedRanges(for: Resource(url: url)).byteCount == size
+            await cache.cachedRanges(for: Resource(url: url)).byteCount == size
         else {
             throw CommandFailure(message: "engine read: the file was not cached whole")
         }

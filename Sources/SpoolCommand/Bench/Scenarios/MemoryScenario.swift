@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 import SpoolTesting
 
 /// Scenario 6: the peak resident memory (VmHWM) of a fresh `spool serve` while one client streams a large
@@ -52,7 +53,7 @@ struct MemoryScenario {
         let share = size / Int64(clients)
         let target = RangeReader.target(of: try server.url(for: rig.originURL(.memory)))
         let reader = RangeReader(port: server.port, timeout: 120)
-        let failures = Locked<[String]>([])
+        let failures = LockedBox<[String]>([])
         let group = DispatchGroup()
         for client in 0..<clients {
             group.enter()

@@ -85,22 +85,23 @@ final class ManualClock: SpoolClock {
 
     /// Returns once at least `count` timers wait on this clock.
     func timers(atLeast count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.timers.count >= count { return true }
-                state.timerWatchers.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await wait(until: count, of: \.timers.count, watchers: \.timerWatchers)
     }
 
     /// Returns once at least `count` tasks sleep on this clock.
     func sleepers(atLeast count: Int) async {
+        await wait(until: count, of: \.sleepers.count, watchers: \.watchers)
+    }
+
+    /// Returns once `measure` reaches `count`; meanwhile waits among `watchers`, which the change resumes.
+    private func wait(
+        until count: Int, of measure: KeyPath<State, Int> & Sendable,
+        watchers: WritableKeyPath<State, [(count: Int, continuation: CheckedContinuation<Void, Never>)]> & Sendable
+    ) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
+                if state[keyPath: measure] >= count { return true }
+                state[keyPath: watchers].append((count, continuation))
                 return false
             }
             if now { continuation.resume() }

@@ -9,7 +9,8 @@ import XCTest
 /// while ffmpeg plays it decoded like the finished stream played directly.
 final class HLSLiveTests: XCTestCase {
     func testALivePlaylistIsFetchedAgainOnceHalfItsTargetDurationHasPassed() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let clock = SteppedClock()
+        let fixture = try await ProxyFixture(test: self, clock: clock)
         let live = LivePlaylistFile(fixture.www.appendingPathComponent("live.m3u8"))
         try live.publish(2)
         let url = try fixture.proxyURL("live.m3u8")
@@ -19,7 +20,8 @@ final class HLSLiveTests: XCTestCase {
         try live.publish(3)
         let soon = try await Self.fetch(url)
         XCTAssertEqual(soon.body, first.body, "younger than half the target duration: served as it was")
-        try await Task.sleep(for: .milliseconds(700))
+        // More than half the target duration (1 s) passes.
+        clock.advance(by: 0.7)
         let later = try await Self.fetch(url)
         XCTAssertEqual(
             LivePlaylistFile.segments(in: later.body), 3, "older than half the target duration: fetched again")
@@ -27,13 +29,15 @@ final class HLSLiveTests: XCTestCase {
     }
 
     func testConcurrentReloadsShareOneOriginRequestAndNoneFails() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let clock = SteppedClock()
+        let fixture = try await ProxyFixture(test: self, clock: clock)
         let live = LivePlaylistFile(fixture.www.appendingPathComponent("live.m3u8"))
         try live.publish(2)
         let url = try fixture.proxyURL("live.m3u8")
         _ = try await Self.fetch(url)
         try live.publish(3)
-        try await Task.sleep(for: .milliseconds(700))
+        // More than half the target duration (1 s) passes.
+        clock.advance(by: 0.7)
         let answers = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
             for _ in 0..<8 {
                 group.addTask {
@@ -51,13 +55,15 @@ final class HLSLiveTests: XCTestCase {
 
     func testTheNewestCopyIsServedWhenTheOriginIsGone() async throws {
         let records = LogRecords()
+        let clock = SteppedClock()
         let fixture = try await ProxyFixture(
-            test: self, configuration: ProxyConfiguration(log: { record in records.add(record) }))
+            test: self, configuration: ProxyConfiguration(log: { record in records.add(record) }), clock: clock)
         let live = LivePlaylistFile(fixture.www.appendingPathComponent("live.m3u8"))
         try live.publish(2)
         let url = try fixture.proxyURL("live.m3u8")
         let first = try await Self.fetch(url)
-        try await Task.sleep(for: .milliseconds(700))
+        // More than half the target duration (1 s) passes.
+        clock.advance(by: 0.7)
         fixture.nginx.stop()
         let offline = try await Self.fetch(url)
         XCTAssertEqual(offline.status, 200)
@@ -66,13 +72,15 @@ final class HLSLiveTests: XCTestCase {
     }
 
     func testAStreamThatEndsIsStoredWhole() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let clock = SteppedClock()
+        let fixture = try await ProxyFixture(test: self, clock: clock)
         let live = LivePlaylistFile(fixture.www.appendingPathComponent("live.m3u8"))
         try live.publish(2)
         let url = try fixture.proxyURL("live.m3u8")
         _ = try await Self.fetch(url)
         try live.publish(3, ended: true)
-        try await Task.sleep(for: .milliseconds(700))
+        // More than half the target duration (1 s) passes.
+        clock.advance(by: 0.7)
         let ended = try await Self.fetch(url)
         XCTAssertEqual(LivePlaylistFile.segments(in: ended.body), 3)
         XCTAssertNil(ended.headers["cache-control"], "an ended stream is kept like any VOD playlist")

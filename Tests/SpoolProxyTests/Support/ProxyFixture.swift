@@ -13,14 +13,19 @@ final class ProxyFixture: Sendable {
     let cache: SpoolCache
     let proxy: SpoolProxy
 
-    init(test: XCTestCase, configuration: ProxyConfiguration = ProxyConfiguration()) async throws {
+    /// The fixture's cache runs on `clock` (by default the system's).
+    init(
+        test: XCTestCase, configuration: ProxyConfiguration = ProxyConfiguration(),
+        clock: any SpoolClock = SystemClock()
+    ) async throws {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-proxy-test-\(UUID().uuidString)", isDirectory: true)
         www = root.appendingPathComponent("www", isDirectory: true)
         cacheDirectory = root.appendingPathComponent("cache", isDirectory: true)
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         nginx = try NginxOrigin(serving: www)
-        cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
+        cache = try SpoolCache(
+            configuration: SpoolConfiguration(directory: cacheDirectory, fetchPolicy: FetchPolicy(), clock: clock))
         proxy = SpoolProxy(cache: cache, configuration: configuration)
         try await proxy.start()
         let (nginx, proxy, cache) = (nginx, proxy, cache)

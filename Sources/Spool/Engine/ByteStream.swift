@@ -83,8 +83,8 @@ private final class ReadSession: @unchecked Sendable {
     /// Where the read ends, once the resource's length is known.
     private var end: Int64?
     private var done = false
-    /// The origin response a read falls back to when the disk fails, and the offset of its next chunk.
-    private var direct: (iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator, offset: Int64)?
+    /// The rest of the read straight from the origin, once the disk failed.
+    private var direct: DirectRead?
 
     init(_ stream: ByteStream) {
         self.stream = stream
@@ -98,8 +98,8 @@ private final class ReadSession: @unchecked Sendable {
     }
 
     func next(revoke: (@Sendable () -> Void)?) async throws -> StreamPart? {
+        if let direct { return try await next(from: direct) }
         guard !done else { return nil }
-        if direct != nil { return try await nextDirect().map(StreamPart.bytes) }
         do {
             if reader == nil {
                 // The cache's own looks (`countsServed` false) are not a player starting.
@@ -133,8 +133,12 @@ private final class ReadSession: @unchecked Sendable {
             // The disk fails (full, a file size limit): the rest of the read comes straight from the origin,
             // uncached. The cache reported the failure once.
             finish()
-            done = false
-            return try await nextDirect().map(StreamPart.bytes)
+            let info = try await engine.contentInfo()
+            let read = DirectRead(
+                url: engine.url, origin: engine.origin, info: info, from: position, to: end ?? info.length,
+                policy: engine.policy, clock: engine.environment.clock)
+            direct = read
+            return try await next(from: read)
         } catch {
             finish()
             throw error
@@ -142,50 +146,14 @@ private final class ReadSession: @unchecked Sendable {
     }
 
     /// The next chunk of the read straight from the origin, for when the disk cannot take it.
-    private func nextDirect() async throws -> Data? {
+    private func next(from direct: DirectRead) async throws -> StreamPart? {
         do {
-            if direct == nil {
-                let info = try await engine.contentInfo()
-                let end = end ?? info.length
-                guard position < end else {
-                    done = true
-                    return nil
-                }
-                let response = try await engine.origin.read(
-                    OriginReadRequest(url: engine.url, range: position..<end, validator: info.rangeValidator))
-                guard !response.info.isDifferentVersion(from: info) else { throw SpoolError.resourceChanged }
-                direct = (response.body.makeAsyncIterator(), response.offset)
-            }
-            while let current = direct {
-                var iterator = current.iterator
-                let offset = current.offset
-                guard let chunk = try await iterator.next() else {
-                    direct = nil
-                    guard position >= (end ?? position) else {
-                        throw SpoolError.truncatedBody(
-                            expected: (end ?? position) - offset, received: position - offset)
-                    }
-                    done = true
-                    return nil
-                }
-                let chunkEnd = offset + Int64(chunk.count)
-                direct = (iterator, chunkEnd)
-                // An origin that ignored the range starts before the position: skip to it.
-                guard chunkEnd > position else { continue }
-                let from = chunk.startIndex + Int(max(0, position - offset))
-                let upTo = chunk.startIndex + Int(min(Int64(chunk.count), (end ?? chunkEnd) - offset))
-                guard from < upTo else { continue }
-                position += Int64(upTo - from)
-                if position >= (end ?? .max) {
-                    direct = nil
-                    done = true
-                }
-                return chunk[from..<upTo]
-            }
-            return nil
+            guard let chunk = try await direct.next() else { return nil }
+            position += Int64(chunk.count)
+            return .bytes(chunk)
         } catch {
-            done = true
-            direct = nil
+            direct.cancel()
+            self.direct = nil
             throw error
         }
     }

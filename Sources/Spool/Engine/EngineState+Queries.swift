@@ -25,10 +25,19 @@ extension EngineState {
     func mustAskConsumer(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Bool {
         guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
         var trial = self
+        // What the step would start once any look elsewhere is done.
+        trial.lookedElsewhere(reader: id)
         guard case .wait(let started) = trial.step(reader: id, position: position, link: link) else { return false }
         // Joining a request a player abandoned sets it going again: an origin request as much as a new one.
         return !started.isEmpty
             || fetches.contains { $0.value.abandonedAt != nil && trial.fetches[$0.key]?.abandonedAt == nil }
+    }
+
+    /// Whether reader `id`, at `position`, waits for playback reads to stop waiting before its step: it reads
+    /// ahead of playback and the byte there is not stored, so its step may start or join origin requests that
+    /// would take the link a player waits on. Stored bytes it reads at once: they cost no link.
+    func givesWayToPlayback(reader id: Int, at position: Int64) -> Bool {
+        readers[id]?.isPrefetch == true && !stored.contains(position)
     }
 
     /// Whether request `id` may stop receiving while playback elsewhere needs the link: every reader waiting

@@ -8,10 +8,8 @@ extension EngineState {
         /// Runs to its end even when every reader leaves: the first request of a resource, sent before anyone
         /// could say what it needs, whose bytes the next request of a player almost always starts on.
         var outlivesReaders = false
-        /// Failures since the last one after which bytes arrived.
-        var failuresInARow = 0
-        /// When bytes last arrived, or the request started (monotonic seconds).
-        var lastProgress: Double = 0
+        /// Its failures in a row and when bytes last arrived, or the request started.
+        var retries = RetryBudget(startedAt: 0)
         /// When its last reader, a player's, left (monotonic seconds); `nil` while a reader waits for it. See
         /// `removeReader(_:abandonAt:)`.
         var abandonedAt: Double?
@@ -49,5 +47,8 @@ extension EngineState {
         /// Whether it reads ahead of playback (`ReadPriority.prefetch`): requests only such readers wait for
         /// pause while a playback read of the cache waits (`mayPause(fetch:)`).
         var isPrefetch = false
+        /// Whether it has just looked at another process's record (`lookedElsewhere`): its next step may
+        /// start requests.
+        var lookedElsewhere = false
     }
 }

@@ -10,5 +10,8 @@ extension EngineState {
         case wait(start: [(id: Int, range: Range<Int64>)])
         /// Fail the read.
         case fail(any Error)
+        /// Look at another process's record of the resource (and take in the bytes it stored), then step
+        /// again: the step would start origin requests (`EngineState.storageIsShared`).
+        case lookElsewhere
     }
 }

@@ -1,10 +1,25 @@
+import Foundation
+
 /// The decisions of one resource's engine, as a value: which bytes are stored, which origin requests run and
 /// who waits for them. It performs no I/O; `ResourceEngine` carries out what it returns.
 struct EngineState {
     let policy: FetchPolicy
-    private(set) var info: ContentInfo?
+    /// Whether another process may store this resource's bytes (a cache directory two processes open): a
+    /// reader about to start origin requests looks at their record first (`Step.lookElsewhere`).
+    let storageIsShared: Bool
+    private(set) var info: ContentInfo? {
+        didSet { if info != oldValue { record.changed() } }
+    }
     /// The bytes on disk, as the driver reports them (`gained`, `lost`).
-    private(set) var stored: ByteRangeSet
+    private(set) var stored: ByteRangeSet {
+        didSet { record.changed() }
+    }
+    /// When the index record is written and what it says besides the bytes. Any change of the content
+    /// information or the stored bytes makes it lag; everything else changes it through `+Record`'s events.
+    var record: RecordSchedule
+    /// What the last version change still owes on disk (`+Reset`); `nil` when nothing. Set here, by every
+    /// version change; its steps are recorded through `+Reset`'s events.
+    var reset: ResetProgress?
     /// Increases whenever stored bytes are dropped because the resource changed.
     private(set) var generation = 0
     private(set) var fetches: [Int: Fetch] = [:]
@@ -13,10 +28,17 @@ struct EngineState {
     /// task ends: a chunk they had already received is still stored (it is paid for), unless a new version
     /// came meanwhile.
     private(set) var orphaned: [Int: Int] = [:]
+    /// The search for the content information while it is unknown (`+Discovery`).
+    var discovery = DiscoveryProgress()
     private var nextID = 1
 
-    init(policy: FetchPolicy, info: ContentInfo?, stored: ByteRangeSet) {
+    init(
+        policy: FetchPolicy, info: ContentInfo?, stored: ByteRangeSet, storageIsShared: Bool = false,
+        created: Date = .distantPast
+    ) {
         self.policy = policy
+        record = RecordSchedule(created: created)
+        self.storageIsShared = storageIsShared
         self.info = info
         self.stored = stored
     }
@@ -77,6 +99,9 @@ struct EngineState {
         reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate(), readLimit: Int64? = nil
     ) -> Step {
         guard let reader = readers[id] else { return .fail(CancellationError()) }
+        // A look elsewhere allows the one step that follows it.
+        let looked = reader.lookedElsewhere
+        readers[id]!.lookedElsewhere = false
         guard let info, let end = end(of: id) else {
             // Unknown again after a new version dropped it: the failure that said so.
             return .fail(reader.failure ?? SpoolError.invalidResponse("no content information"))
@@ -97,6 +122,21 @@ struct EngineState {
         }
         if let failure = reader.failure { return .fail(failure) }
 
+        // Bytes another process stored since are taken rather than fetched again: one look at its record
+        // before a step that would start requests (`lookedElsewhere`), and the step again.
+        if storageIsShared, !looked {
+            var trial = self
+            if !trial.startRequests(reader: id, at: position, end: end, link: link).isEmpty { return .lookElsewhere }
+        }
+        return .wait(start: startRequests(reader: id, at: position, end: end, link: link))
+    }
+
+    /// The requests that make sure reader `id`'s bytes from `position` arrive soon: it joins those that
+    /// cover them, and new ones fill the gaps up to a read-ahead window. Returns the new ones.
+    private mutating func startRequests(reader id: Int, at position: Int64, end: Int64, link: LinkEstimate)
+        -> [(id: Int, range: Range<Int64>)]
+    {
+        guard let info, let reader = readers[id] else { return [] }
         if readers[id]!.start == nil { readers[id]!.start = position }
         var (window, piece) = policy.readAhead(afterConsuming: position - readers[id]!.start!, link: link)
         // A read that will consume everything asks for everything it lacks at once: one request, not a ramp.
@@ -118,7 +158,13 @@ struct EngineState {
             }
         }
         if readers[id]!.generation == nil { readers[id]!.mayFetch = true }
-        return .wait(start: started)
+        return started
+    }
+
+    /// Records that reader `id` has looked at another process's record (and taken in what it stored): its
+    /// next step starts the requests it still needs (see `Step.lookElsewhere`).
+    mutating func lookedElsewhere(reader id: Int) {
+        readers[id]?.lookedElsewhere = true
     }
 
     /// How many bytes from `position`, which is not stored, reader `id` may take from bytes still arriving from
@@ -183,6 +229,7 @@ struct EngineState {
     mutating func openDiscovered(
         _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>
     ) -> (id: Int, cancelled: [Int]) {
+        discovery.running = nil
         let id = makeID()
         fetches[id] = Fetch(
             position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true)
@@ -193,6 +240,15 @@ struct EngineState {
             fetches[id] = fetch
         }
         return (id, cancelled)
+    }
+
+    /// Takes in content information the origin gave outside any running request (its own call, for an origin
+    /// that cannot read before it is known); returns whether the state changed. Once known, it changes only
+    /// with a response (`absorb`).
+    mutating func learn(_ discovered: ContentInfo) -> Bool {
+        guard info == nil else { return false }
+        info = discovered
+        return true
     }
 
     /// Takes in the content information of a response to request `id`, whose body starts at `offset` though
@@ -209,6 +265,7 @@ struct EngineState {
         for other in others { fetches[other] = nil }
         stored.removeAll()
         generation += 1
+        reset = ResetProgress()
         info = answered
         if let fetch = fetches[id], fetch.end > answered.length { fetches[id]!.end = answered.length }
         return others
@@ -226,31 +283,26 @@ struct EngineState {
         return fetch.position < fetch.end
     }
 
-    /// Takes in content information the origin gave outside any running request (its own call, for an origin
-    /// that cannot read before it is known); returns whether the state changed. Once known, it changes only
-    /// with a response (`absorb`).
-    mutating func learn(_ discovered: ContentInfo) -> Bool {
-        guard info == nil else { return false }
-        info = discovered
-        return true
-    }
-
     /// Records bytes that reached the disk outside `didStore`: blocks written before a write failed, or
     /// another process's claims merged in.
     mutating func gained(_ ranges: ByteRangeSet) {
         guard let info else { return }
-        for range in ranges.ranges { stored.insert(range.clamped(to: 0..<info.length)) }
+        for range in ranges.ranges {
+            let clamped = range.clamped(to: 0..<info.length)
+            // Only a change makes the record lag.
+            if !stored.gaps(in: clamped).isEmpty { stored.insert(clamped) }
+        }
     }
 
     /// Records bytes no longer on disk (found damaged, or given up for eviction): readers that need them
     /// fetch them again.
     mutating func lost(_ ranges: [Range<Int64>]) {
-        for range in ranges { stored.remove(range) }
+        for range in ranges where !stored.intersection(range).isEmpty { stored.remove(range) }
     }
 
     /// Records that request `id` started running at `now`: silence is counted from there until bytes come.
     mutating func fetchStarted(_ id: Int, at now: Double) {
-        fetches[id]?.lastProgress = now
+        fetches[id]?.retries.restart(at: now)
     }
 
     /// Decides what follows the failure of request `id` with `error` at `now`: `progressed` says whether bytes
@@ -272,21 +324,13 @@ struct EngineState {
             for reader in fetch.interested { readers[reader]?.failure = SpoolError.resourceChanged }
             return .newVersion(cancel: others)
         }
-        if progressed {
-            fetch.failuresInARow = 1
-            fetch.lastProgress = now
-        } else {
-            fetch.failuresInARow += 1
-        }
+        let wait = fetch.retries.failed(error, progressed: progressed, at: now, policy: policy)
         fetches[id] = fetch
-        guard
-            policy.retries(
-                after: error, failuresInARow: fetch.failuresInARow, silentFor: now - fetch.lastProgress)
-        else {
+        guard let wait else {
             finishFetch(id, failure: error)
             return .fail(error)
         }
-        return .retry(after: policy.retryWait(attempt: fetch.failuresInARow))
+        return .retry(after: wait)
     }
 
     /// Ends request `id`; with `failure`, every reader that needed it fails with that error.
@@ -304,6 +348,7 @@ struct EngineState {
         fetches.removeAll()
         stored.removeAll()
         generation += 1
+        reset = ResetProgress()
         info = nil
         return all
     }

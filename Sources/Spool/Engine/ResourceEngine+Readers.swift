@@ -22,10 +22,7 @@ extension ResourceEngine {
             inner.readerPositions[id] = nil
             inner.takenFromMemory[id] = nil
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
-            inner.lastAccess = now
-            // The record learns of reads at most once a second, without a sync (it claims nothing new): a
-            // burst of small requests costs one record write, not one each.
-            if inner.state.info != nil, now.timeIntervalSince(inner.savedLastAccess) >= 1 { inner.dirty = true }
+            inner.state.accessed(at: now)
             return inner.state.removeReader(id, abandonAt: abandonAt).compactMap { inner.tasks[$0] }
         }
         for task in orphans { task.cancel() }
@@ -48,11 +45,10 @@ extension ResourceEngine {
         let serves = countsServed && priority == .playback
         let slicing = revoke != nil && environment.codec.isIdentity
         let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
-        var othersChecked = false
         while true {
             try Task.checkCancellation()
             let link = environment.link.estimate(for: url)
-            if priority == .prefetch, !inner.withLock({ $0.state.stored.contains(position) }) {
+            if inner.withLock({ $0.state.givesWayToPlayback(reader: id, at: position) }) {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
             }
@@ -77,16 +73,11 @@ extension ResourceEngine {
                 if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
                 return .bytes(data)
             }
-            let stepped = inner.withLock { inner -> (EngineState.Step, [Task<Void, Never>])? in
+            let (step, dropped) = inner.withLock { inner -> (EngineState.Step, [Task<Void, Never>]) in
                 inner.readerPositions[id] = position
                 let step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
                 var dropped: [Task<Void, Never>] = []
                 if case .wait(let starts) = step, !starts.isEmpty {
-                    guard othersChecked else {
-                        // Withdrawn until another process's record has been looked at (off the lock).
-                        for start in starts { inner.state.finishFetch(start.id, failure: nil) }
-                        return nil
-                    }
                     for start in starts { fetcher.start(start.id, in: &inner) }
                     if priority == .playback {
                         dropped = inner.state.dropAbandoned(forPlaybackReadAt: position).compactMap { inner.tasks[$0] }
@@ -94,15 +85,13 @@ extension ResourceEngine {
                 }
                 return (step, dropped)
             }
-            guard let (step, dropped) = stepped else {
-                // Another process may have stored these bytes since: take them rather than fetch them again.
-                othersChecked = true
-                _ = try await BlockingIO.run { [index] in index.adoptStoredElsewhere() }
-                continue
-            }
-            othersChecked = false
             for task in dropped { task.cancel() }
             switch step {
+            case .lookElsewhere:
+                // Another process may have stored these bytes since: take them rather than fetch them again.
+                _ = try await BlockingIO.run { [index] in index.adoptStoredElsewhere() }
+                inner.withLock { $0.state.lookedElsewhere(reader: id) }
+                continue
             case .finished:
                 // The end waits for the bytes it took from memory to be on disk: the player has them all
                 // already, and whoever sees the read end finds them cached.

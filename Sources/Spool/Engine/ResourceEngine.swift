@@ -141,12 +141,7 @@ final class ResourceEngine: Sendable {
     /// Pins or unpins the entry; the index learns of it at once when the content information is known.
     func setPinned(_ pinned: Bool) async {
         await open()
-        let changed = inner.withLock { inner -> Bool in
-            guard inner.pinned != pinned else { return false }
-            inner.pinned = pinned
-            inner.dirty = true
-            return true
-        }
+        let changed = inner.withLock { $0.state.setPinned(pinned) }
         if changed { await index.flush() }
     }
 
@@ -154,7 +149,9 @@ final class ResourceEngine: Sendable {
     var summary: Evictor.Summary? {
         inner.withLock {
             guard case .done = $0.opening else { return nil }
-            return Evictor.Summary(bytes: $0.state.stored.byteCount, lastAccess: $0.lastAccess, pinned: $0.pinned)
+            return Evictor.Summary(
+                bytes: $0.state.stored.byteCount, lastAccess: $0.state.record.lastAccess,
+                pinned: $0.state.record.pinned)
         }
     }
 
@@ -208,33 +205,28 @@ final class ResourceEngine: Sendable {
     func contentInfoAndStoredRanges(
         near offset: Int64, until end: Int64?, extent: ReadExtent, priority: ReadPriority = .prefetch
     ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
-        let discovery = FetchRunner.Discovery(offset: offset, end: end, extent: extent, began: environment.clock.uptime)
+        let discovery = EngineState.Discovery(offset: offset, end: end, extent: extent, began: environment.clock.uptime)
         // Opening the entry starts the discovery where it ends, on the thread that read the record: a cold
         // read's first request is not sent after a hop back to this task.
         // What was stored is taken where the discovery starts, before its first bytes can land.
         let storedAtOpen = LockedBox<ByteRangeSet?>(nil)
         await open(then: { [fetcher] inner in
             storedAtOpen.withLock { $0 = inner.state.stored }
-            guard inner.state.info == nil else { return }
-            fetcher.startDiscovery(discovery, in: &inner)
+            if inner.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &inner) }
         })
         let (known, stored, round, waiter) = inner.withLock { inner -> (ContentInfo?, ByteRangeSet, Int, Int) in
             let stored = storedAtOpen.withLock { $0 } ?? inner.state.stored
             if let info = inner.state.info { return (info, stored, 0, 0) }
-            if inner.discoveryTask == nil { fetcher.startDiscovery(discovery, in: &inner) }
+            if inner.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &inner) }
             inner.nextInfoWaiter += 1
-            return (nil, stored, inner.discoveryRound, inner.nextInfoWaiter)
+            return (nil, stored, inner.state.discovery.round, inner.nextInfoWaiter)
         }
         if let known { return (known, stored) }
         // No record write here: its sync ran beside the first chunk's write and hand-over (0.35 ms of a 2.5 ms
         // cold first byte on loopback, and a core taken when both are busy). The record follows when the first
         // request ends or has stored `FetchPolicy.indexInterval`; a crash before costs only bytes fetched
         // again. Readers of this process see the state itself.
-        let outcome = { (inner: EntryInner) -> Result<ContentInfo, any Error>? in
-            if let info = inner.state.info { return .success(info) }
-            if let failure = inner.discoveryFailure, failure.round >= round { return .failure(failure.error) }
-            return nil
-        }
+        let outcome = { (inner: EntryInner) in inner.state.discoveryOutcome(since: round) }
         // A player waiting for a resource's first answer is a start: reads ahead of playback give way meanwhile,
         // as they do while its first bytes are awaited.
         let gate = environment.gate
@@ -255,7 +247,7 @@ final class ResourceEngine: Sendable {
     /// given up. Blocking (an index write): for the cache's eviction queue.
     func shed(_ bytes: Int64) -> Int64 {
         let freed = inner.withLock { inner -> Int64 in
-            guard !inner.pinned, case .done = inner.opening else { return 0 }
+            guard !inner.state.record.pinned, case .done = inner.opening else { return 0 }
             let chosen = inner.state.blocksToShed(
                 bytes: bytes, readers: Array(inner.readerPositions.values), lastUse: inner.blockUse,
                 held: inner.leases.values.map(\.range))

@@ -112,6 +112,30 @@ final class FullDiskTests: XCTestCase {
         try await assertConsistent(cache, url, length: length, seed: seed, label: "range beyond the limit")
     }
 
+    /// Once the disk fails, the rest of the read comes straight from the origin with what the engine's own
+    /// requests have: a response cut short is sent again from the first byte not delivered. Before, the first
+    /// connection the origin dropped ended the read.
+    func testAReadStraightFromTheOriginGoesOnAfterDroppedConnections() async throws {
+        let length: Int64 = 5_000_003
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.serve(.generated(length: length, seed: seed), at: "/dropping.mp4", contentType: "video/mp4")
+        // Every response stops after 1 MB: the read past the file size limit needs several tries.
+        origin.behaviour.dropConnectionAfterBytes = 1_000_000
+        let url = origin.url(for: "/dropping.mp4")
+        let cache = try Durability.scratch(self, "efbig-drops")
+        let result = try await Durability.bash(
+            """
+            set -o pipefail
+            ( ulimit -f 256; exec "$SPOOL" get \(Durability.quoted(url.absoluteString)) \
+            --cache \(Durability.quoted(cache.path)) -o - ) | cat
+            """)
+        XCTAssertEqual(result.status, 0, "stderr: \(result.stderr)")
+        XCTAssertNil(Durability.mismatch(result.stdout, TestContent.generatedBytes(seed: seed, range: 0..<length)))
+        XCTAssertEqual(occurrences(of: Self.warning, in: result.stderr), 1, "reported once: \(result.stderr)")
+        XCTAssertLessThan(origin.bodyBytesSent, 2 * length, "cut responses are resumed, not sent again from the start")
+    }
+
     // MARK: tmpfs: real ENOSPC
 
     /// Mounts a tmpfs of `size` at a fresh directory, unmounted when the test ends; skips (loudly) when

@@ -70,16 +70,10 @@ struct ChunkWriter: Sendable {
             throw error
         }
         core.runRevocations()
-        let flushDue = core.inner.withLock { inner -> Bool in
-            guard outcome.bytes > 0 else { return false }
-            inner.unflushedBytes += outcome.bytes
-            inner.dirty = true
-            inner.unsynced = true
-            // A fast download would sync every few milliseconds: every `minimumFlushInterval` keeps what a
-            // crash costs small (bytes not yet claimed are fetched again, never served wrong).
-            return inner.unflushedBytes >= environment.policy.indexInterval
-                && core.environment.clock.uptime - inner.lastFlush >= IndexWriter.minimumFlushInterval
-        }
+        // A fast download would sync every few milliseconds: every `EngineState.minimumRecordInterval` keeps
+        // what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
+        let now = environment.clock.uptime
+        let flushDue = core.inner.withLock { $0.state.wrote(outcome.bytes, at: now) }
         environment.problems.storageWorked(outcome.bytes)
         core.reportDamage(outcome.damaged)
         if flushDue { index.flushSoon() }
@@ -116,7 +110,7 @@ struct ChunkWriter: Sendable {
             // A new entry's data file is created here, so that planning a write never opens it under the lock.
             let opened = try core.store.openFile(key: core.key, codec: core.environment.codec)
             let extra = core.inner.withLock { inner -> BlockFile? in
-                guard inner.file == nil, inner.pendingReset == nil else { return opened }
+                guard inner.file == nil, !inner.state.isResetting else { return opened }
                 inner.file = opened
                 return nil
             }
@@ -137,7 +131,7 @@ struct ChunkWriter: Sendable {
         while true {
             guard try catchUpNow() else { return nil }
             let planned = try core.inner.withLock { inner -> PlannedWrite? in
-                guard inner.pendingReset == nil, inner.discards.isEmpty else {
+                guard !inner.state.isResetting, inner.discards.isEmpty else {
                     return PlannedWrite(parts: [], snapshot: nil)
                 }
                 guard let parts = inner.state.unstoredParts(of: range, fetch: id) else { return nil }
@@ -211,7 +205,6 @@ struct ChunkWriter: Sendable {
         if !result.damaged.isEmpty { inner.revisions &+= 1 }
         let now = core.environment.clock.date
         for block in snapshot.blocks { inner.blockUse[block] = now }
-        inner.dirty = true
     }
 
     /// Tells the state what a write did to the bytes on disk: `before` became `after`.

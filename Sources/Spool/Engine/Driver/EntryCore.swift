@@ -23,11 +23,11 @@ final class EntryCore: Sendable {
         self.origin = origin
         self.environment = environment
         self.becameIdle = becameIdle
-        let now = environment.clock.date
         inner = LockedBox(
             EntryInner(
-                state: EngineState(policy: environment.policy, info: nil, stored: ByteRangeSet()), created: now,
-                lastAccess: now), rank: .entry)
+                state: EngineState(
+                    policy: environment.policy, info: nil, stored: ByteRangeSet(), storageIsShared: true,
+                    created: environment.clock.date)), rank: .entry)
     }
 
     var store: DiskStore { environment.store }

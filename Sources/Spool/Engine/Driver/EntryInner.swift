@@ -7,13 +7,8 @@ struct EntryInner {
     /// Whether the index record and the data file have been read (`ResourceEngine.open`).
     var opening = Opening.notStarted
     var file: BlockFile?
-    var created: Date
-    /// The task of the try that is finding the content information (`FetchRunner.startDiscovery`).
+    /// The task of the try of the running discovery (`FetchRunner.startDiscovery`; the state decides).
     var discoveryTask: Task<Void, Never>?
-    /// Counts the discoveries started; a waiter waits for the outcome of the one running when it came.
-    var discoveryRound = 0
-    /// How the last discovery that failed ended, and its round.
-    var discoveryFailure: (round: Int, error: any Error)?
     /// The tasks of the origin requests, by request number; a request's next try replaces its task.
     var tasks: [Int: Task<Void, Never>] = [:]
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -28,8 +23,6 @@ struct EntryInner {
     /// Counts state changes, so a reader never sleeps through one that happened before it waited.
     var changes: UInt64 = 0
     var users = 0
-    var pinned = false
-    var lastAccess: Date
     /// What origin responses delivered and the writes have not stored yet, for readers waiting for it.
     var arriving = ArrivingBytes()
     /// What each reader took from `arriving`: its read ends once those bytes are stored (or never will be).
@@ -52,18 +45,7 @@ struct EntryInner {
         fresh.formUnion(taken)
     }
 
-    // Index writes (`IndexWriter`).
-    var unflushedBytes: Int64 = 0
-    /// When the last flush took its snapshot (system uptime: the cache's clock may be a test's).
-    var lastFlush: TimeInterval = -.infinity
-    /// Whether bytes were written since the last sync; a record that only moves the last access needs none.
-    var unsynced = false
-    /// The last access the record on disk holds.
-    var savedLastAccess: Date = .distantPast
-    /// Whether the index record lags behind the state.
-    var dirty = false
-    /// Whether a background flush is queued and has not started yet.
-    var flushQueued = false
+    // Index writes (`IndexWriter`); when they come is the state's (`EngineState.record`).
     /// The record file as this engine last read or wrote it: another stamp means another process wrote.
     var recordStamp: [Int64]?
 
@@ -87,9 +69,6 @@ struct EntryInner {
     /// (the file was cut short or emptied): never taken back from a record on disk, or a reader could go round
     /// between adopting and rejecting them, and a file grown again past them would have them claimed as holes.
     var distrusted = ByteRangeSet()
-    /// What a version change still has to do on disk (see `VersionReset`); no bytes are written until it is
-    /// done.
-    var pendingReset: VersionReset.Pending?
     /// Ranges let go whose checksum slots are still to be cleared, by the entry's write queue before its next
     /// write (`ChunkWriter`): nothing claims them meanwhile, so no read plans on them.
     var discards: [Range<Int64>] = []
@@ -186,7 +165,6 @@ struct EntryInner {
             distrusted.insert(range)
             discards.append(range)
         }
-        dirty = true
         changes &+= 1
     }
 }

@@ -49,11 +49,12 @@ struct EntryOpening: Sendable {
         inner.recordStamp = recordStamp
         if let file { inner.file = file }
         guard let record else { return }
-        inner.state = EngineState(policy: policy, info: record.info, stored: record.ranges)
-        inner.created = record.created
-        inner.pinned = record.pinned
+        // Opened now: the entry's last access is now, whatever the record says.
+        inner.state = EngineState(
+            policy: policy, info: record.info, stored: record.ranges, storageIsShared: true,
+            created: inner.state.record.lastAccess)
+        inner.state.recordOpened(record)
         inner.edgeSums = record.edgeSums
-        inner.savedLastAccess = record.lastAccess
         inner.trusted = trusted
         inner.distrusted = beyondData
     }

@@ -245,14 +245,10 @@ struct FetchRunner: Sendable {
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
     private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) {
         let (cancelled, changed) = inner.withLock { inner -> ([Task<Void, Never>], Bool) in
-            let before = inner.state.info
             guard
                 let others = inner.state.absorb(
                     response.info, servedFrom: response.offset, requested: requested, fetch: id)
-            else {
-                if inner.state.info != before { inner.dirty = true }
-                return ([], false)
-            }
+            else { return ([], false) }
             VersionReset.begin(in: &inner)
             return (others.compactMap { inner.tasks[$0] }, true)
         }

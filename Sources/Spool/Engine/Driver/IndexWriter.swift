@@ -10,30 +10,19 @@ struct IndexWriter: Sendable {
     /// Where this entry's record writes run, one at a time.
     let queue = BlockingIO.serialQueue(label: "Spool.IndexWriter")
 
-    /// The shortest time between two flushes a download asks for. A flush must first sync every byte it
-    /// claims, so its cost is the disk's time to write back what arrived since the last one, and while that
-    /// write-back ran the download's own writes slowed: reading 256 MiB cold through the proxy went at
-    /// 280–370 MB/s with a flush every 0.25 s and at 500–580 MB/s with one every 2 s (nginx's slice proxy,
-    /// which never syncs, 480–630 in the same runs). What it bounds is what a power cut costs (bytes not yet
-    /// claimed are fetched again, never served wrong) and how late another process sees the bytes.
-    static let minimumFlushInterval: TimeInterval = 2
-
-    /// Queues a flush, unless one is queued already: a download must not stop for a sync. While readers or
-    /// requests remain it comes at least `minimumFlushInterval` after the last one: a sequential read ends an
-    /// origin request every few MB, and a flush (two syncs) for each took a fifth of a cold read's CPU time
-    /// through the proxy. Once none remains it comes at once, so another process soon finds what was stored.
+    /// Queues a flush when the state wants one (`EngineState.recordWriteWanted`): a download must not stop
+    /// for a sync. While readers or requests remain it comes at least `EngineState.minimumRecordInterval` after
+    /// the last one: a sequential read ends an origin request every few MB, and a flush (two syncs) for each
+    /// took a fifth of a cold read's CPU time through the proxy. Once none remains it comes at once, so another
+    /// process soon finds what was stored.
     func flushSoon() {
+        let now = core.environment.clock.uptime
         let delay = core.inner.withLock { inner -> TimeInterval? in
-            // A flush queued for later does not hold up one wanted now.
-            let settled = inner.tasks.isEmpty && inner.state.readers.isEmpty
-            guard inner.dirty, !inner.flushQueued || settled else { return nil }
-            inner.flushQueued = true
-            guard !settled else { return 0 }
-            return inner.lastFlush + Self.minimumFlushInterval - core.environment.clock.uptime
+            inner.state.recordWriteWanted(settled: inner.tasks.isEmpty && inner.state.readers.isEmpty, at: now)
         }
         guard let delay else { return }
         let work: @Sendable () -> Void = {
-            core.inner.withLock { $0.flushQueued = false }
+            core.inner.withLock { $0.state.recordWriteStarted() }
             flushNow()
         }
         let clock = core.environment.clock
@@ -60,18 +49,14 @@ struct IndexWriter: Sendable {
         // The claims are taken first, with the edge checksums of that moment, then the bytes they name are
         // synced, then the record is saved: it never claims a byte that is not on disk, and bytes written
         // after it was taken never change what it vouches for.
+        let now = core.environment.clock.uptime
         let taken = core.inner.withLock { inner -> (EntryRecord, BlockFile?, ByteRangeSet, Int)? in
-            guard let info = inner.state.info, inner.dirty else { return nil }
-            inner.dirty = false
-            inner.unflushedBytes = 0
-            inner.lastFlush = core.environment.clock.uptime
-            inner.savedLastAccess = inner.lastAccess
+            guard let info = inner.state.info, let (needsSync, lastAccess) = inner.state.takeRecordForWrite(at: now)
+            else { return nil }
             let record = EntryRecord(
-                url: core.displayURL, info: info, ranges: inner.state.stored, created: inner.created,
-                lastAccess: inner.lastAccess, pinned: inner.pinned, keyCheck: core.environment.codec.keyCheck,
+                url: core.displayURL, info: info, ranges: inner.state.stored, created: inner.state.record.created,
+                lastAccess: lastAccess, pinned: inner.state.record.pinned, keyCheck: core.environment.codec.keyCheck,
                 edgeSums: inner.edgeSums)
-            let needsSync = inner.unsynced
-            inner.unsynced = false
             return (record, needsSync ? inner.file : nil, inner.distrusted, inner.state.generation)
         }
         guard let (snapshot, syncing, distrusted, generation) = taken else { return }
@@ -111,13 +96,13 @@ struct IndexWriter: Sendable {
     func adoptStoredElsewhere() -> Bool {
         // Unchanged since this engine read or wrote it: nothing new, and no need to read it.
         let stamp = core.store.recordStamp(key: core.key)
-        guard core.inner.withLock({ stamp != $0.recordStamp && $0.pendingReset == nil }),
+        guard core.inner.withLock({ stamp != $0.recordStamp && !$0.state.isResetting }),
             let theirs = core.store.record(key: core.key), theirs.keyCheck == core.environment.codec.keyCheck
         else { return false }
         return core.inner.withLock { inner -> Bool in
             // Before the file is emptied for a new version, its bytes are the old version's whatever a record
             // says.
-            guard inner.pendingReset == nil, let info = inner.state.info else { return false }
+            guard !inner.state.isResetting, let info = inner.state.info else { return false }
             inner.recordStamp = stamp
             guard !theirs.info.isDifferentVersion(from: info) else { return false }
             var offered = theirs.ranges

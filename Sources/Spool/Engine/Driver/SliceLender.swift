@@ -72,11 +72,8 @@ struct SliceLender: Sendable {
                 let reserved = try? reserve(range, revoke: revoke, in: &inner), reserved.range == range
             else { return (nil, false, inner.isIdle) }
             for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = now }
-            inner.lastAccess = now
             // As for a reader's end: the record learns of uses at most once a second.
-            guard now.timeIntervalSince(inner.savedLastAccess) >= 1 else { return (reserved, false, false) }
-            inner.dirty = true
-            return (reserved, true, false)
+            return (reserved, inner.state.accessed(at: now), false)
         }
     }
 

@@ -1,24 +1,15 @@
 import Foundation
 
-/// What a version change does on disk: the record stops claiming the old bytes, then the data file loses
-/// them, before any byte of the new version is written. So no crash can leave a record that vouches for mixed
-/// bytes, and no file slice still out can read bytes of another version.
-///
-/// The change itself is decided and taken in under the entry's lock (`begin`); the disk work runs on the
-/// entry's write queue (`perform`), where every later write waits behind it.
+/// Does what a version change owes on disk (`EngineState+Reset` decides the steps): saves the record that
+/// claims nothing, empties the data file or removes both files, on the entry's write queue, where every later
+/// write waits behind it. And forgets, under the entry's lock, what the driver knew of the old bytes.
 struct VersionReset: Sendable {
     let core: EntryCore
     let index: IndexWriter
 
-    /// The disk work a version change still owes: the record's step, then the file's. A version dropped
-    /// without a new one (`spool rm` on a resource in use) removes both files instead.
-    struct Pending {
-        /// Whether the record no longer claims old bytes.
-        var recordDone = false
-    }
-
-    /// Forgets everything known of the stored bytes, with the lock held; the caller then has the write queue
-    /// run `perform` (`ChunkWriter.catchUp`) and runs the revocations (`EntryCore.notifyReaders`).
+    /// Forgets what the driver knows of the stored bytes after the state changed version, with the lock held;
+    /// the caller then has the write queue run `perform` (`ChunkWriter.catchUp`) and runs the revocations
+    /// (`EntryCore.notifyReaders`).
     static func begin(in inner: inout EntryInner) {
         inner.revisions &+= 1
         inner.arriving.removeAll()
@@ -31,53 +22,46 @@ struct VersionReset: Sendable {
         // The holders of old slices are asked at once to give them back (`EntryCore.runRevocations`, after the
         // lock): the file is emptied only once they have.
         inner.revocations += inner.leases.values.map(\.revoke)
-        inner.pendingReset = Pending()
-        inner.dirty = true
     }
 
     /// Does what the last version change owes, on the write queue. Returns `false` while the old version's
     /// slices are out (they have been revoked; writes wait for `SliceLender.slicesReturned`).
     func perform() throws -> Bool {
         for _ in 0..<Self.rounds {
-            let step = core.inner.withLock { inner -> Step? in
-                guard let pending = inner.pendingReset else { return nil }
-                let generation = inner.state.generation
-                if !pending.recordDone {
-                    guard let info = inner.state.info else { return .removeFiles(generation) }
-                    return .saveEmptyRecord(
-                        EntryRecord(
-                            url: core.displayURL, info: info, ranges: ByteRangeSet(), created: inner.created,
-                            lastAccess: inner.lastAccess, pinned: inner.pinned,
-                            keyCheck: core.environment.codec.keyCheck), generation)
+            let (step, generation, record, file) = core.inner.withLock { inner in
+                let step = inner.state.resetStep(slicesOut: !inner.leases.isEmpty)
+                var record: EntryRecord?
+                if case .clearRecord(let info) = step {
+                    let schedule = inner.state.record
+                    record = EntryRecord(
+                        url: core.displayURL, info: info, ranges: ByteRangeSet(), created: schedule.created,
+                        lastAccess: schedule.lastAccess, pinned: schedule.pinned,
+                        keyCheck: core.environment.codec.keyCheck)
                 }
-                // No slice is lent of a version with nothing stored: the ones out are the old version's.
-                guard inner.leases.isEmpty else { return .waitForSlices }
-                return .truncate(inner.file, generation)
+                return (step, inner.state.generation, record, inner.file)
             }
             switch step {
             case nil:
                 return true
             case .waitForSlices:
                 return false
-            case .saveEmptyRecord(let record, let generation):
-                try index.serially { try core.store.save(record, key: core.key) }
-                finish(generation) { $0.pendingReset?.recordDone = true }
-            case .removeFiles(let generation):
+            case .clearRecord(let info):
+                if let record { try index.serially { try core.store.save(record, key: core.key) } }
+                done(.clearRecord(info), generation)
+            case .removeFiles:
                 index.serially { core.store.remove(key: core.key) }
                 // Slices still out keep reading the removed file; the next write opens a new one.
                 var closing: BlockFile?
-                finish(generation) { inner in
+                done(.removeFiles, generation) { inner in
                     closing = inner.file
                     inner.file = nil
-                    inner.pendingReset = nil
                 }
                 closing?.close()
-            case .truncate(let file, let generation):
+            case .emptyFile:
                 let file = try file ?? core.store.openFile(key: core.key, codec: core.environment.codec)
                 try file.truncate()
-                finish(generation) { inner in
+                done(.emptyFile, generation) { inner in
                     if inner.file == nil { inner.file = file }
-                    inner.pendingReset = nil
                 }
             }
         }
@@ -87,17 +71,14 @@ struct VersionReset: Sendable {
     /// How often a reset starts over because yet another version came while it ran.
     private static let rounds = 16
 
-    private enum Step {
-        case saveEmptyRecord(EntryRecord, Int)
-        case removeFiles(Int)
-        case truncate(BlockFile?, Int)
-        case waitForSlices
-    }
-
-    /// Records a step done, unless another version came meanwhile: its reset starts over.
-    private func finish(_ generation: Int, _ update: (inout EntryInner) -> Void) {
+    /// Reports `step` done to the state and runs `update`, unless another version came meanwhile: its reset
+    /// starts over.
+    private func done(
+        _ step: EngineState.ResetStep, _ generation: Int, _ update: (inout EntryInner) -> Void = { _ in }
+    ) {
         core.inner.withLock { inner in
-            guard inner.state.generation == generation, inner.pendingReset != nil else { return }
+            guard inner.state.generation == generation, inner.state.isResetting else { return }
+            inner.state.resetStepDone(step, generation: generation)
             update(&inner)
         }
     }

@@ -1,0 +1,96 @@
+import Foundation
+import XCTest
+
+@testable import Spool
+
+/// When `EngineState` has a reader look at another process's record before it starts origin requests
+/// (`Step.lookElsewhere`): only where storage is shared, only before a step that would start requests, once
+/// per such step, and without changing anything until the look is done. Table-driven, no I/O.
+final class LookElsewhereStateTests: XCTestCase {
+    private let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
+    private let info = ContentInfo(length: 4_000_000, entityTag: "\"v1\"")
+
+    private enum Kind: Equatable {
+        case finished, read, fail, lookElsewhere
+        case wait(starting: Bool)
+    }
+
+    private func kind(_ step: EngineState.Step) -> Kind {
+        switch step {
+        case .finished: return .finished
+        case .read: return .read
+        case .fail: return .fail
+        case .lookElsewhere: return .lookElsewhere
+        case .wait(let started): return .wait(starting: !started.isEmpty)
+        }
+    }
+
+    func testWhenAReaderLooksElsewhereFirst() {
+        struct Row {
+            var name: String
+            var shared: Bool
+            var stored: ByteRangeSet = ByteRangeSet()
+            /// A request already runs over the first bytes (another reader's).
+            var running = false
+            var lookedBefore = false
+            var position: Int64 = 0
+            var expected: Kind
+        }
+        let rows = [
+            Row(name: "not shared: requests start at once", shared: false, expected: .wait(starting: true)),
+            Row(name: "shared: a look first", shared: true, expected: .lookElsewhere),
+            Row(
+                name: "shared, looked: requests start", shared: true, lookedBefore: true,
+                expected: .wait(starting: true)),
+            Row(
+                name: "shared, stored bytes: read without a look", shared: true,
+                stored: ByteRangeSet([0..<100_000]), expected: .read),
+            Row(
+                name: "shared, a running request covers the window: joined without a look", shared: true,
+                running: true, expected: .wait(starting: false)),
+            Row(name: "shared, at the end: finished", shared: true, position: 4_000_000, expected: .finished),
+        ]
+        for row in rows {
+            var state = EngineState(
+                policy: FetchPolicy(), info: info, stored: row.stored, storageIsShared: row.shared)
+            if row.running {
+                // A whole read's one request covers everything the next reader's window reaches.
+                let other = state.addReader(requestedEnd: nil, extent: .whole)
+                state.lookedElsewhere(reader: other)
+                _ = state.step(reader: other, position: 0, link: link)
+            }
+            let reader = state.addReader(requestedEnd: nil)
+            if row.lookedBefore { state.lookedElsewhere(reader: reader) }
+            let before = Set(state.fetches.keys)
+            let step = state.step(reader: reader, position: row.position, link: link)
+            XCTAssertEqual(kind(step), row.expected, row.name)
+            if row.expected == .lookElsewhere {
+                XCTAssertEqual(Set(state.fetches.keys), before, "\(row.name): nothing starts before the look")
+            }
+        }
+    }
+
+    func testALookAllowsOneStepAndWhatItAdoptedIsRead() {
+        var state = EngineState(policy: FetchPolicy(), info: info, stored: ByteRangeSet(), storageIsShared: true)
+        let reader = state.addReader(requestedEnd: nil)
+        XCTAssertEqual(kind(state.step(reader: reader, position: 0, link: link)), .lookElsewhere)
+        // The other process stored the first 200 000 bytes: the look takes them in, and the step reads them.
+        state.gained(ByteRangeSet([0..<200_000]))
+        state.lookedElsewhere(reader: reader)
+        XCTAssertEqual(kind(state.step(reader: reader, position: 0, link: link)), .read)
+        // The look was spent on that step: the next gap is looked for again before requests start.
+        XCTAssertEqual(kind(state.step(reader: reader, position: 200_000, link: link)), .lookElsewhere)
+        state.lookedElsewhere(reader: reader)
+        XCTAssertEqual(kind(state.step(reader: reader, position: 200_000, link: link)), .wait(starting: true))
+    }
+
+    /// Whether a reader must ask its consumer first is about the requests its step would start, look or not.
+    func testAskingTheConsumerLooksPastTheLook() {
+        var state = EngineState(
+            policy: FetchPolicy(), info: info, stored: ByteRangeSet([0..<100_000]), storageIsShared: true)
+        let reader = state.addReader(requestedEnd: nil)
+        XCTAssertEqual(kind(state.step(reader: reader, position: 0, link: link)), .read)
+        state.markDelivered(reader: reader, generation: state.generation)
+        XCTAssertTrue(state.mustAskConsumer(reader: reader, position: 100_000, link: link))
+    }
+}

@@ -172,19 +172,21 @@ public final class SpoolCache: Sendable {
     /// bytes from the content information (it runs outside every lock); the answer is `nil`, and nothing is
     /// lent, when the entry is not open, its content information is not known, the cache is encrypted, `range`
     /// returns `nil` or more than `FetchPolicy.fileSliceSize` bytes, or any of them is missing or not yet
-    /// checked in this process. The caller then reads as usual, which checks them.
+    /// checked in this process. The caller then reads as usual, which checks them. With the slice come the
+    /// resource's first 16 bytes (all of a shorter one) when this process has read or written them, for a
+    /// caller that tells a format by them without a read of its own.
     package func lendStored(
         key: String, revoke: @escaping @Sendable () -> Void, range: (ContentInfo) -> Range<Int64>?
-    ) -> (info: ContentInfo, slice: FileSlice)? {
+    ) -> (info: ContentInfo, slice: FileSlice, leadingBytes: Data?)? {
         guard codec.isIdentity, let (engine, info) = open.acquireIfKnown(key: key) else { return nil }
         let wanted = range(info).flatMap { wanted in
             wanted.isEmpty || wanted.upperBound - wanted.lowerBound > Int64(configuration.fetchPolicy.fileSliceSize)
                 ? nil : wanted
         }
         // The use ends in the same turn of the entry's lock as the lending: the lock event loops wait for.
-        let (slice, idle) = engine.lendStoredAndRelease(wanted, of: info, revoke: revoke)
+        let (slice, leadingBytes, idle) = engine.lendStoredAndRelease(wanted, of: info, revoke: revoke)
         open.released(engine, idle: idle)
-        return slice.map { (info, $0) }
+        return slice.map { (info, $0, leadingBytes) }
     }
 
     /// The content information of the resource at `url` (see `contentInfo(for:firstRead:)`).
@@ -349,7 +351,7 @@ public final class SpoolCache: Sendable {
     /// Whether an origin request of `resource` runs in this process now: for tests that check that nothing more
     /// is fetched, without watching the wire for a while.
     package func isFetching(_ resource: Resource) -> Bool {
-        open.engine(for: key(for: resource))?.inner.withLock { !$0.tasks.isEmpty || $0.discoveryTask != nil } ?? false
+        open.engine(for: key(for: resource))?.locked.withLock { !$0.tasks.isEmpty || $0.discoveryTask != nil } ?? false
     }
 
     /// The open engine of `resource`, if any, as it is: for tests that look inside.

@@ -16,14 +16,14 @@ extension EngineState {
     /// new version dropped it.
     func storedEnd(of id: Int) -> Int64? {
         if let fetch = fetches[id] { return fetch.end }
-        return orphaned[id] == generation ? .max : nil
+        return orphaned[id] == versionNumber ? .max : nil
     }
 
     /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
     /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
     /// an origin request.
     func mustAskConsumer(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Bool {
-        guard let reader = readers[id], reader.generation != nil, !reader.mayFetch else { return false }
+        guard let reader = readers[id], reader.versionNumber != nil, !reader.mayFetch else { return false }
         var trial = self
         // What the step would start once any look elsewhere is done.
         trial.lookedElsewhere(reader: id)
@@ -70,7 +70,7 @@ extension EngineState {
     /// resource; `nil` when the request must deliver nothing: a new version dropped it. A request cancelled
     /// because its readers left still stores what it had received.
     func unstoredParts(of range: Range<Int64>, fetch id: Int) -> [Range<Int64>]? {
-        guard fetches[id] != nil || orphaned[id] == generation, let info else { return nil }
+        guard fetches[id] != nil || orphaned[id] == versionNumber, let info else { return nil }
         return stored.gaps(in: range.clamped(to: 0..<info.length))
     }
 

@@ -37,7 +37,7 @@ extension EngineState {
         /// Where the reader started, so that its pieces can follow what it has consumed.
         var start: Int64?
         /// The version of the bytes it has delivered, once it has delivered any.
-        var generation: Int?
+        var versionNumber: Int?
         /// Why a request it waited on failed.
         var failure: (any Error)?
         /// Whether it may ask the origin for bytes without asking its consumer first: it waited for the

@@ -42,8 +42,8 @@ extension EngineState {
 
     /// Records that the driver did `step` for the version numbered `done`, unless another version came
     /// meanwhile: then its reset starts over, from the record.
-    mutating func resetStepDone(_ step: ResetStep, generation done: Int) {
-        guard generation == done, reset != nil else { return }
+    mutating func resetStepDone(_ step: ResetStep, versionNumber done: Int) {
+        guard versionNumber == done, reset != nil else { return }
         switch step {
         case .clearRecord: reset?.recordCleared = true
         case .removeFiles, .emptyFile: reset = nil

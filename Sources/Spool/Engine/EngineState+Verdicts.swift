@@ -4,8 +4,8 @@ extension EngineState {
     enum Step {
         /// The read is complete.
         case finished
-        /// Read these stored bytes; they belong to `generation`.
-        case read(Range<Int64>, generation: Int)
+        /// Read these stored bytes; they belong to `versionNumber`.
+        case read(Range<Int64>, versionNumber: Int)
         /// Wait for bytes, after starting these requests.
         case wait(start: [(id: Int, range: Range<Int64>)])
         /// Fail the read.

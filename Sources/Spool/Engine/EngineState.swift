@@ -20,8 +20,10 @@ struct EngineState {
     /// What the last version change still owes on disk (`+Reset`); `nil` when nothing. Set here, by every
     /// version change; its steps are recorded through `+Reset`'s events.
     var reset: ResetProgress?
-    /// Increases whenever stored bytes are dropped because the resource changed.
-    private(set) var generation = 0
+    /// The number of the resource's version the stored bytes and the requests belong to, counted in this
+    /// engine from 0: it goes up whenever the resource changed and every stored byte was dropped. Reads and
+    /// writes planned for one version are of no use to the next.
+    private(set) var versionNumber = 0
     private(set) var fetches: [Int: Fetch] = [:]
     private(set) var readers: [Int: Reader] = [:]
     /// Requests cancelled because their last reader left, with the version they were fetching, until their
@@ -89,7 +91,7 @@ struct EngineState {
 
     private mutating func cancelUnneeded(_ id: Int) {
         fetches[id] = nil
-        orphaned[id] = generation
+        orphaned[id] = versionNumber
     }
 
     /// What reader `id`, which has delivered everything before `position`, does next, over a link to the
@@ -106,19 +108,19 @@ struct EngineState {
             // Unknown again after a new version dropped it: the failure that said so.
             return .fail(reader.failure ?? SpoolError.invalidResponse("no content information"))
         }
-        if let delivered = reader.generation, delivered != generation { return .fail(SpoolError.resourceChanged) }
+        if let delivered = reader.versionNumber, delivered != versionNumber { return .fail(SpoolError.resourceChanged) }
         if position > info.length {
             return .fail(SpoolError.rangeNotSatisfiable(requested: position, length: info.length))
         }
         if position >= end { return .finished }
         if let present = stored.range(containing: position) {
-            if reader.generation == nil, isDelivering(at: present.upperBound) {
+            if reader.versionNumber == nil, isDelivering(at: present.upperBound) {
                 // Its first bytes are still arriving from the origin: its client waits on the network, as
                 // one that waited for a request does, and is not replaying what is cached.
                 readers[id]!.mayFetch = true
             }
             let upper = min(present.upperBound, end, position + (readLimit ?? Int64(policy.readChunkSize)))
-            return .read(position..<upper, generation: generation)
+            return .read(position..<upper, versionNumber: versionNumber)
         }
         if let failure = reader.failure { return .fail(failure) }
 
@@ -157,7 +159,7 @@ struct EngineState {
                 }
             }
         }
-        if readers[id]!.generation == nil { readers[id]!.mayFetch = true }
+        if readers[id]!.versionNumber == nil { readers[id]!.mayFetch = true }
         return started
     }
 
@@ -172,10 +174,10 @@ struct EngineState {
     /// none: it failed, it delivered another version's bytes, or it is at its end.
     mutating func arrivingReadLimit(reader id: Int, position: Int64) -> Int64? {
         guard let reader = readers[id], reader.failure == nil, let end = end(of: id), position < end else { return nil }
-        if let delivered = reader.generation, delivered != generation { return nil }
+        if let delivered = reader.versionNumber, delivered != versionNumber { return nil }
         if reader.start == nil { readers[id]!.start = position }
         // As for stored bytes still arriving: its client waits on the network, not on a replay.
-        if reader.generation == nil { readers[id]!.mayFetch = true }
+        if reader.versionNumber == nil { readers[id]!.mayFetch = true }
         return end - position
     }
 
@@ -215,9 +217,9 @@ struct EngineState {
         return upper
     }
 
-    /// Records that reader `id` delivered bytes of `generation`.
-    mutating func markDelivered(reader id: Int, generation delivered: Int) {
-        if readers[id]?.generation == nil { readers[id]?.generation = delivered }
+    /// Records that reader `id` delivered bytes of `versionNumber`.
+    mutating func markDelivered(reader id: Int, versionNumber delivered: Int) {
+        if readers[id]?.versionNumber == nil { readers[id]?.versionNumber = delivered }
     }
 
     // MARK: Requests
@@ -264,7 +266,7 @@ struct EngineState {
         let others = fetches.keys.filter { $0 != id }
         for other in others { fetches[other] = nil }
         stored.removeAll()
-        generation += 1
+        versionNumber += 1
         reset = ResetProgress()
         info = answered
         if let fetch = fetches[id], fetch.end > answered.length { fetches[id]!.end = answered.length }
@@ -277,7 +279,7 @@ struct EngineState {
     mutating func didStore(_ range: Range<Int64>, fetch id: Int) -> Bool {
         guard let info else { return false }
         stored.insert(range.clamped(to: 0..<info.length))
-        guard var fetch = fetches[id] else { return orphaned[id] == generation }
+        guard var fetch = fetches[id] else { return orphaned[id] == versionNumber }
         if range.lowerBound <= fetch.position { fetch.position = max(fetch.position, range.upperBound) }
         fetches[id] = fetch
         return fetch.position < fetch.end
@@ -347,7 +349,7 @@ struct EngineState {
         let all = Array(fetches.keys)
         fetches.removeAll()
         stored.removeAll()
-        generation += 1
+        versionNumber += 1
         reset = ResetProgress()
         info = nil
         return all

@@ -7,7 +7,7 @@ extension ResourceEngine {
     func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly, priority: ReadPriority = .playback)
         -> Int
     {
-        inner.withLock {
+        locked.withLock {
             $0.state.addReader(requestedEnd: requestedEnd, extent: extent, isPrefetch: priority == .prefetch)
         }
     }
@@ -18,12 +18,12 @@ extension ResourceEngine {
     func removeReader(_ id: Int) {
         let now = environment.clock.date
         let abandonAt = policy.abandonedRequestGrace > 0 ? environment.clock.uptime : nil
-        let orphans = inner.withLock { inner in
-            inner.readerPositions[id] = nil
-            inner.takenFromMemory[id] = nil
+        let orphans = locked.withLock { entry in
+            entry.readerPositions[id] = nil
+            entry.takenFromMemory[id] = nil
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
-            inner.state.accessed(at: now)
-            return inner.state.removeReader(id, abandonAt: abandonAt).compactMap { inner.tasks[$0] }
+            entry.state.accessed(at: now)
+            return entry.state.removeReader(id, abandonAt: abandonAt).compactMap { entry.tasks[$0] }
         }
         for task in orphans { task.cancel() }
         index.flushSoon()
@@ -48,13 +48,13 @@ extension ResourceEngine {
         while true {
             try Task.checkCancellation()
             let link = environment.link.estimate(for: url)
-            if inner.withLock({ $0.state.givesWayToPlayback(reader: id, at: position) }) {
+            if locked.withLock({ $0.state.givesWayToPlayback(reader: id, at: position) }) {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
             }
-            if let consumer, inner.withLock({ $0.state.mustAskConsumer(reader: id, position: position, link: link) }) {
+            if let consumer, locked.withLock({ $0.state.mustAskConsumer(reader: id, position: position, link: link) }) {
                 try await consumer()
-                inner.withLock { $0.state.consumerCaughtUp(reader: id) }
+                locked.withLock { $0.state.consumerCaughtUp(reader: id) }
                 continue
             }
             // Bytes that have arrived from the origin and are still being written: from memory, now, for a
@@ -62,25 +62,25 @@ extension ResourceEngine {
             // The count of changes is read with the look at arriving bytes: whatever arrives after the look
             // changes it, so the wait below cannot sleep through bytes that came between the look and the step.
             let now = environment.clock.date
-            let (seen, arrived) = inner.withLock { inner in
+            let (seen, arrived) = locked.withLock { entry in
                 let taken =
                     priority == .playback
-                    ? inner.takeArriving(reader: id, at: position, limit: readLimit, handOut: countsServed, now: now)
+                    ? entry.takeArriving(reader: id, at: position, limit: readLimit, handOut: countsServed, now: now)
                     : nil
-                return (inner.changes, taken)
+                return (entry.readerWakeups, taken)
             }
             if let (data, fresh) = arrived {
                 if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
                 return .bytes(data)
             }
-            let (step, dropped) = inner.withLock { inner -> (EngineState.Step, [Task<Void, Never>]) in
-                inner.readerPositions[id] = position
-                let step = inner.state.step(reader: id, position: position, link: link, readLimit: readLimit)
+            let (step, dropped) = locked.withLock { entry -> (EngineState.Step, [Task<Void, Never>]) in
+                entry.readerPositions[id] = position
+                let step = entry.state.step(reader: id, position: position, link: link, readLimit: readLimit)
                 var dropped: [Task<Void, Never>] = []
                 if case .wait(let starts) = step, !starts.isEmpty {
-                    for start in starts { fetcher.start(start.id, in: &inner) }
+                    for start in starts { fetcher.start(start.id, in: &entry) }
                     if priority == .playback {
-                        dropped = inner.state.dropAbandoned(forPlaybackReadAt: position).compactMap { inner.tasks[$0] }
+                        dropped = entry.state.dropAbandoned(forPlaybackReadAt: position).compactMap { entry.tasks[$0] }
                     }
                 }
                 return (step, dropped)
@@ -90,36 +90,40 @@ extension ResourceEngine {
             case .lookElsewhere:
                 // Another process may have stored these bytes since: take them rather than fetch them again.
                 _ = try await BlockingIO.run { [index] in index.adoptStoredElsewhere() }
-                inner.withLock { $0.state.lookedElsewhere(reader: id) }
+                locked.withLock { $0.state.lookedElsewhere(reader: id) }
                 continue
             case .finished:
                 // The end waits for the bytes it took from memory to be on disk: the player has them all
                 // already, and whoever sees the read end finds them cached.
                 // A wake-up says only that something changed: look again until they are, or the task ends.
-                while awaitsStoring, !Task.isCancelled, !inner.withLock({ $0.memoryReadsSettled(reader: id) }) {
-                    await core.suspend(id: id, in: \.waiters) { $0.memoryReadsSettled(reader: id) }
+                while awaitsStoring, !Task.isCancelled, !locked.withLock({ $0.memoryReadsSettled(reader: id) }) {
+                    await context.suspend(id: id, in: \.waiters) { $0.memoryReadsSettled(reader: id) }
                 }
                 return nil
             case .fail(let error):
                 throw error
-            case .read(let range, let generation):
+            case .read(let range, let versionNumber):
                 // A slice lent, or the plan of a read that happens off the lock.
                 let now = environment.clock.date
-                let prepared = inner.withLock { inner -> Result<PreparedRead?, any Error> in
-                    guard inner.state.generation == generation, inner.state.stored.contains(range) else {
+                let prepared = locked.withLock { entry -> Result<PreparedRead?, any Error> in
+                    guard entry.state.versionNumber == versionNumber, entry.state.stored.contains(range) else {
                         return .success(nil)
                     }
                     return Result {
-                        if let revoke, slicing, let reserved = try lender.reserve(range, revoke: revoke, in: &inner) {
-                            inner.delivered(reserved.range, to: id, at: now)
+                        if let revoke, slicing, let reserved = try lender.reserve(range, revoke: revoke, in: &entry) {
+                            entry.delivered(reserved.range, to: id, at: now)
                             return .lent(reserved)
                         }
                         let read =
                             range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
-                        let plan = try reader.plan(read, in: &inner)
+                        let plan = try reader.plan(read, in: &entry)
                         // The cache's own reads (`countsServed` false) leave the bytes fresh for a player.
-                        return .planned(plan, fresh: countsServed ? inner.takeFresh(read) : ByteRangeSet())
+                        return .planned(plan, fresh: countsServed ? entry.takeFresh(read) : ByteRangeSet())
                     }
+                }
+                if case .failure(let error) = prepared, error is LockedEntry.FileNotOpen {
+                    try await context.openFile()
+                    continue
                 }
                 switch try prepared.get() {
                 case nil: continue
@@ -129,7 +133,7 @@ extension ResourceEngine {
                     return part
                 case .planned(let plan, let fresh)?:
                     guard let data = try await reader.perform(plan, for: id) else {
-                        inner.withLock { $0.giveBackFresh(fresh) }
+                        locked.withLock { $0.giveBackFresh(fresh) }
                         continue
                     }
                     if serves { countServed(position..<position + Int64(data.count), fresh: fresh.byteCount) }
@@ -138,10 +142,10 @@ extension ResourceEngine {
             case .wait:
                 // The step may have joined a request a player abandoned, or made a paused one a playback
                 // read's: its hold looks again.
-                core.wakeHolds()
+                context.wakeHolds()
                 let token =
                     priority == .playback
-                    ? gate.playbackWaits(isStart: inner.withLock { $0.state.readers[id]?.generation == nil }) : nil
+                    ? gate.playbackWaits(isStart: locked.withLock { $0.state.readers[id]?.versionNumber == nil }) : nil
                 await waitForChange(reader: id, seen: seen)
                 if let token { gate.playbackResumed(token) }
             }
@@ -149,7 +153,7 @@ extension ResourceEngine {
     }
 
     /// Counts the bytes of `range` a player received as served, `fresh` of them from the origin (see
-    /// `EntryInner.fresh`).
+    /// `LockedEntry.fresh`).
     func countServed(_ range: Range<Int64>, fresh: Int64) {
         guard !range.isEmpty else { return }
         environment.statistics.served(
@@ -164,6 +168,6 @@ extension ResourceEngine {
     }
 
     private func waitForChange(reader id: Int, seen: UInt64) async {
-        await core.suspend(id: id, in: \.waiters) { $0.changes != seen }
+        await context.suspend(id: id, in: \.waiters) { $0.readerWakeups != seen }
     }
 }

@@ -4,14 +4,14 @@ import Foundation
 /// bounded requests, writes it through to disk and wakes the readers waiting for it.
 ///
 /// Decisions live in `EngineState`; the driver that carries them out is split by job, each part sharing the
-/// entry's `EntryCore` (its identity and the state its one lock guards): `FetchRunner` (origin requests),
+/// entry's `EntryContext` (its identity and the state its one lock guards): `FetchRunner` (origin requests),
 /// `ChunkWriter` (writes, with `VersionReset`), `StoredReader` (reads), `SliceLender` (file slices) and
 /// `IndexWriter` (the index record). This type opens and closes the entry, steps readers (`+Readers`) and
 /// answers the cache.
 final class ResourceEngine: Sendable {
     /// Tells this engine apart from an earlier or later one of the same entry.
     let id: Int
-    let core: EntryCore
+    let context: EntryContext
     let index: IndexWriter
     let writer: ChunkWriter
     let lender: SliceLender
@@ -20,12 +20,12 @@ final class ResourceEngine: Sendable {
     /// Returns once an earlier engine of the same entry has closed, so that this one reads what it left.
     private let afterEarlierClose: @Sendable () async -> Void
 
-    var key: String { core.key }
-    var url: URL { core.url }
-    var origin: any Origin { core.origin }
-    var inner: LockedBox<EntryInner> { core.inner }
-    var environment: EngineEnvironment { core.environment }
-    var policy: FetchPolicy { core.policy }
+    var key: String { context.key }
+    var url: URL { context.url }
+    var origin: any Origin { context.origin }
+    var locked: LockedBox<LockedEntry> { context.locked }
+    var environment: EngineEnvironment { context.environment }
+    var policy: FetchPolicy { context.policy }
 
     /// An engine for the resource at `url`, stored under `key`; it reads nothing from disk until `open()`.
     /// `onIdle` runs with `id` when its last request ends with no user left.
@@ -35,12 +35,12 @@ final class ResourceEngine: Sendable {
     ) {
         self.id = id
         self.afterEarlierClose = afterEarlierClose
-        core = EntryCore(key: key, url: url, origin: origin, environment: environment) { onIdle(id) }
-        index = IndexWriter(core: core)
-        writer = ChunkWriter(core: core, index: index)
-        lender = SliceLender(core: core)
-        reader = StoredReader(core: core)
-        fetcher = FetchRunner(core: core, writer: writer, lender: lender)
+        context = EntryContext(key: key, url: url, origin: origin, environment: environment) { onIdle(id) }
+        index = IndexWriter(context: context)
+        writer = ChunkWriter(context: context, index: index)
+        lender = SliceLender(context: context)
+        reader = StoredReader(context: context)
+        fetcher = FetchRunner(context: context, writer: writer, lender: lender)
     }
 
     // MARK: Opening and closing
@@ -48,22 +48,22 @@ final class ResourceEngine: Sendable {
     /// Reads the index record and opens the data file, once, on `BlockingIO`; every other caller waits for
     /// the first. Everything that reads the state awaits this first. The caller that opens runs `then` with
     /// the lock held as soon as what was read is in the state, on the thread that read it.
-    func open(then: (@Sendable (inout EntryInner) -> Void)? = nil) async {
-        let opener = inner.withLock { inner -> Bool? in
-            switch inner.opening {
+    func open(then: (@Sendable (inout LockedEntry) -> Void)? = nil) async {
+        let opener = locked.withLock { entry -> Bool? in
+            switch entry.opening {
             case .done: return nil
             case .running: return false
             case .notStarted:
-                inner.opening = .running([])
+                entry.opening = .running([])
                 return true
             }
         }
         guard let opener else { return }
         guard opener else {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = inner.withLock { inner -> Bool in
-                    guard case .running(let waiters) = inner.opening else { return true }
-                    inner.opening = .running(waiters + [continuation])
+                let ready = locked.withLock { entry -> Bool in
+                    guard case .running(let waiters) = entry.opening else { return true }
+                    entry.opening = .running(waiters + [continuation])
                     return false
                 }
                 if ready { continuation.resume() }
@@ -71,15 +71,15 @@ final class ResourceEngine: Sendable {
             return
         }
         await afterEarlierClose()
-        let (key, environment, entry) = (key, environment, inner)
+        let (key, environment, box) = (key, environment, locked)
         let problem = try? await BlockingIO.run { () -> SpoolProblem? in
             let found = EntryOpening(key: key, environment: environment)
-            let waiters = entry.withLock { inner -> [CheckedContinuation<Void, Never>] in
+            let waiters = box.withLock { entry -> [CheckedContinuation<Void, Never>] in
                 // A removal while the record was read (`removeAll`) leaves nothing to take in.
-                if inner.state.generation == 0 { found.install(in: &inner, policy: environment.policy) }
-                defer { inner.opening = .done }
-                then?(&inner)
-                guard case .running(let waiters) = inner.opening else { return [] }
+                if entry.state.versionNumber == 0 { found.install(in: &entry, policy: environment.policy) }
+                defer { entry.opening = .done }
+                then?(&entry)
+                guard case .running(let waiters) = entry.opening else { return [] }
                 return waiters
             }
             for waiter in waiters { waiter.resume() }
@@ -91,7 +91,7 @@ final class ResourceEngine: Sendable {
 
     /// Whether `open()` has finished.
     var isOpen: Bool {
-        inner.withLock { if case .done = $0.opening { true } else { false } }
+        locked.withLock { if case .done = $0.opening { true } else { false } }
     }
 
     /// Writes the index record and closes the data file, keeping its checked blocks for a reopening. Only
@@ -108,9 +108,9 @@ final class ResourceEngine: Sendable {
     }
 
     private func closeFile() {
-        let (file, kept) = inner.withLock { inner -> (BlockFile?, (Set<Int64>, Data)?) in
-            defer { inner.file = nil }
-            return (inner.file, inner.state.info == nil ? nil : (inner.trusted, inner.salt(key: key)))
+        let (file, kept) = locked.withLock { entry -> (BlockFile?, (Set<Int64>, Data)?) in
+            defer { entry.file = nil }
+            return (entry.file, entry.state.info == nil ? nil : (entry.trusted, entry.salt(key: key)))
         }
         guard let file else { return }
         if let (trusted, salt) = kept {
@@ -123,31 +123,31 @@ final class ResourceEngine: Sendable {
 
     /// Counts a user (a stream) that keeps the engine open.
     func retain() {
-        inner.withLock { $0.users += 1 }
+        locked.withLock { $0.users += 1 }
     }
 
     /// Ends a use; returns whether the engine is now idle (no user, no running request).
     func release() -> Bool {
-        inner.withLock { inner in
-            inner.users -= 1
-            return inner.isIdle
+        locked.withLock { entry in
+            entry.users -= 1
+            return entry.isIdle
         }
     }
 
     var isIdle: Bool {
-        inner.withLock { $0.isIdle }
+        locked.withLock { $0.isIdle }
     }
 
     /// Pins or unpins the entry; the index learns of it at once when the content information is known.
     func setPinned(_ pinned: Bool) async {
         await open()
-        let changed = inner.withLock { $0.state.setPinned(pinned) }
+        let changed = locked.withLock { $0.state.setPinned(pinned) }
         if changed { await index.flush() }
     }
 
     /// What eviction needs to know of the entry: its bytes, last access and pin; `nil` until it is open.
     var summary: Evictor.Summary? {
-        inner.withLock {
+        locked.withLock {
             guard case .done = $0.opening else { return nil }
             return Evictor.Summary(
                 bytes: $0.state.stored.byteCount, lastAccess: $0.state.record.lastAccess,
@@ -157,7 +157,7 @@ final class ResourceEngine: Sendable {
 
     /// The bytes stored now; `nil` until the entry is open.
     var storedRanges: ByteRangeSet? {
-        inner.withLock {
+        locked.withLock {
             guard case .done = $0.opening else { return nil }
             return $0.state.stored
         }
@@ -168,25 +168,25 @@ final class ResourceEngine: Sendable {
     /// Counts a user, as `retain` does, if the entry is open and its content information known; returns that
     /// information. For `SpoolCache.lendStored`, which ends the use with `lendStoredAndRelease`.
     func retainIfKnown() -> ContentInfo? {
-        inner.withLock { inner in
-            guard case .done = inner.opening, let info = inner.state.info else { return nil }
-            inner.users += 1
+        locked.withLock { entry in
+            guard case .done = entry.opening, let info = entry.state.info else { return nil }
+            entry.users += 1
             return info
         }
     }
 
     /// Ends the use `retainIfKnown` counted and lends all of `range` as one slice if every byte is stored and
-    /// checked (`SliceLender.reserveWholeAndRelease`); returns the slice, if any, and whether the engine is
-    /// now idle.
+    /// checked (`SliceLender.reserveWholeAndRelease`); returns the slice, if any, the resource's first bytes
+    /// if this engine knows them, and whether the engine is now idle.
     func lendStoredAndRelease(
         _ range: Range<Int64>?, of info: ContentInfo, revoke: @escaping @Sendable () -> Void
-    ) -> (slice: FileSlice?, idle: Bool) {
-        let (reserved, recordLags, idle) = lender.reserveWholeAndRelease(
+    ) -> (slice: FileSlice?, leadingBytes: Data?, idle: Bool) {
+        let (reserved, leadingBytes, recordLags, idle) = lender.reserveWholeAndRelease(
             range, of: info, at: environment.clock.date, revoke: revoke)
         if recordLags { index.flushSoon() }
         let slice = reserved.flatMap { try? lender.complete($0) }
         if let reserved, slice != nil { countServed(reserved.range, fresh: reserved.fresh.byteCount) }
-        return (slice, idle)
+        return (slice, leadingBytes, idle)
     }
 
     /// The resource's content information: from the index if known, otherwise from the origin (one request,
@@ -210,23 +210,23 @@ final class ResourceEngine: Sendable {
         // read's first request is not sent after a hop back to this task.
         // What was stored is taken where the discovery starts, before its first bytes can land.
         let storedAtOpen = LockedBox<ByteRangeSet?>(nil)
-        await open(then: { [fetcher] inner in
-            storedAtOpen.withLock { $0 = inner.state.stored }
-            if inner.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &inner) }
+        await open(then: { [fetcher] entry in
+            storedAtOpen.withLock { $0 = entry.state.stored }
+            if entry.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &entry) }
         })
-        let (known, stored, round, waiter) = inner.withLock { inner -> (ContentInfo?, ByteRangeSet, Int, Int) in
-            let stored = storedAtOpen.withLock { $0 } ?? inner.state.stored
-            if let info = inner.state.info { return (info, stored, 0, 0) }
-            if inner.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &inner) }
-            inner.nextInfoWaiter += 1
-            return (nil, stored, inner.state.discovery.round, inner.nextInfoWaiter)
+        let (known, stored, round, waiter) = locked.withLock { entry -> (ContentInfo?, ByteRangeSet, Int, Int) in
+            let stored = storedAtOpen.withLock { $0 } ?? entry.state.stored
+            if let info = entry.state.info { return (info, stored, 0, 0) }
+            if entry.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &entry) }
+            entry.nextInfoWaiter += 1
+            return (nil, stored, entry.state.discovery.round, entry.nextInfoWaiter)
         }
         if let known { return (known, stored) }
         // No record write here: its sync ran beside the first chunk's write and hand-over (0.35 ms of a 2.5 ms
         // cold first byte on loopback, and a core taken when both are busy). The record follows when the first
         // request ends or has stored `FetchPolicy.indexInterval`; a crash before costs only bytes fetched
         // again. Readers of this process see the state itself.
-        let outcome = { (inner: EntryInner) in inner.state.discoveryOutcome(since: round) }
+        let outcome = { (entry: LockedEntry) in entry.state.discoveryOutcome(since: round) }
         // A player waiting for a resource's first answer is a start: reads ahead of playback give way meanwhile,
         // as they do while its first bytes are awaited.
         let gate = environment.gate
@@ -235,9 +235,9 @@ final class ResourceEngine: Sendable {
         // A wake-up says only that something changed: look again until there is an outcome. Cancelled, the
         // caller stops waiting; the discovery goes on for the others.
         while true {
-            if let found = inner.withLock({ outcome($0) }) { return (try found.get(), stored) }
+            if let found = locked.withLock({ outcome($0) }) { return (try found.get(), stored) }
             try Task.checkCancellation()
-            await core.suspend(id: waiter, in: \.infoWaiters) { outcome($0) != nil }
+            await context.suspend(id: waiter, in: \.infoWaiters) { outcome($0) != nil }
         }
     }
 
@@ -246,17 +246,17 @@ final class ResourceEngine: Sendable {
     /// Gives up at least `bytes` of stored blocks if it can (`EngineState.blocksToShed`); returns the bytes
     /// given up. Blocking (an index write): for the cache's eviction queue.
     func shed(_ bytes: Int64) -> Int64 {
-        let freed = inner.withLock { inner -> Int64 in
-            guard !inner.state.record.pinned, case .done = inner.opening else { return 0 }
-            let chosen = inner.state.blocksToShed(
-                bytes: bytes, readers: Array(inner.readerPositions.values), lastUse: inner.blockUse,
-                held: inner.leases.values.map(\.range))
+        let freed = locked.withLock { entry -> Int64 in
+            guard !entry.state.record.pinned, case .done = entry.opening else { return 0 }
+            let chosen = entry.state.blocksToShed(
+                bytes: bytes, readers: Array(entry.readerPositions.values), lastUse: entry.blockUse,
+                held: entry.leases.values.map(\.range))
             var freed: Int64 = 0
             for present in chosen {
                 freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
-                inner.forget(present)
+                entry.forget(present)
                 for range in present {
-                    for block in BlockLayout.blocks(in: range) { inner.blockUse[block] = nil }
+                    for block in BlockLayout.blocks(in: range) { entry.blockUse[block] = nil }
                 }
             }
             return freed
@@ -264,29 +264,29 @@ final class ResourceEngine: Sendable {
         if freed > 0 {
             writer.catchUp()
             index.flushBlocking()
-            core.notifyReaders()
+            context.notifyReaders()
         }
         return freed
     }
 
     /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
     func removeAll() {
-        let cancelled = inner.withLock { inner in
-            let ids = inner.state.dropVersion()
-            VersionReset.begin(in: &inner)
-            return ids.compactMap { inner.tasks[$0] }
+        let cancelled = locked.withLock { entry in
+            let ids = entry.state.dropVersion()
+            VersionReset.begin(in: &entry)
+            return ids.compactMap { entry.tasks[$0] }
         }
         writer.catchUp()
         for task in cancelled { task.cancel() }
-        core.notifyReaders()
+        context.notifyReaders()
     }
 
     /// Waits for the running origin requests to end, then brings the index up to date. Abandoned requests
     /// end at once: nothing will join them.
     func settle() async {
-        let (running, abandoned) = inner.withLock { inner -> ([Task<Void, Never>], [Task<Void, Never>]) in
-            let ids = inner.state.expireAllAbandoned()
-            return (Array(inner.tasks.values), ids.compactMap { inner.tasks[$0] })
+        let (running, abandoned) = locked.withLock { entry -> ([Task<Void, Never>], [Task<Void, Never>]) in
+            let ids = entry.state.expireAllAbandoned()
+            return (Array(entry.tasks.values), ids.compactMap { entry.tasks[$0] })
         }
         for task in abandoned { task.cancel() }
         for task in running { await task.value }

@@ -17,13 +17,25 @@ final class DiskStore: Sendable {
     private let indexDirectory: URL
 
     /// Opens or creates the cache at `directory`.
+    ///
+    /// Creating its two folders is blocking work on the caller's thread, wherever it runs (an exception the
+    /// debug checks allow by name): a cache that cannot have its folders is an error of `SpoolCache.init`,
+    /// which is synchronous, as opening a database or a file handle is. It is done once per cache, and costs
+    /// two `stat`s when the folders exist.
     init(directory: URL) throws {
         self.directory = directory
-        dataDirectory = directory.appendingPathComponent("data", isDirectory: true)
-        indexDirectory = directory.appendingPathComponent("index", isDirectory: true)
+        let (dataDirectory, indexDirectory) = (
+            directory.appendingPathComponent("data", isDirectory: true),
+            directory.appendingPathComponent("index", isDirectory: true)
+        )
+        self.dataDirectory = dataDirectory
+        self.indexDirectory = indexDirectory
         do {
-            for folder in [dataDirectory, indexDirectory] {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try ConcurrencyChecks.allowingBlocking {
+                BlockingIO.willBlock("creating the cache's folders")
+                for folder in [dataDirectory, indexDirectory] {
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                }
             }
         } catch {
             throw SpoolError.storage("cannot create cache directory \(directory.path): \(error.localizedDescription)")

@@ -32,8 +32,8 @@ extension LockRank {
     package static let openEntries = LockRank(level: 30, name: "OpenEntries.engines")
     /// The entries being closed or removed, which new engines of theirs wait for.
     package static let closingEntries = LockRank(level: 40, name: "ClosingEntries.closing")
-    /// One entry's state (`EntryCore.inner`): its resource state, open data file and checksums.
-    package static let entry = LockRank(level: 50, name: "EntryCore.inner")
+    /// One entry's state (`EntryContext.locked`): its resource state, open data file and checksums.
+    package static let entry = LockRank(level: 50, name: "EntryContext.locked")
     /// One URLSession transfer's launch, under which the transport registers it (its `transfers`, a leaf).
     package static let transferLaunch = LockRank(level: 900, name: "URLSessionTransport.launch")
     /// A lock under which nothing else is taken: held for its own type's bookkeeping, calling nothing outside

@@ -57,10 +57,13 @@ extension ProxyResponder {
             plan = planned
             return range
         }
-        guard let (info, slice) = lent, let plan else { return nil }
-        // A small file may be a playlist whatever its type says: only its first bytes tell (read from the data
-        // file at offset 0; where they are not stored, the task's path would not look either).
-        if info.length <= Self.maximumPlaylistBytes, Self.startsPlaylist(slice) {
+        guard let (info, slice, leadingBytes) = lent, let plan else { return nil }
+        // A small file may be a playlist unless its type names media (as the task's path judges it): only its
+        // first bytes tell. They come from memory, never from a read on the event loop: unknown, the task's path
+        // answers (its read of them teaches the engine for the next hit).
+        if info.length <= Self.maximumPlaylistBytes, !Self.namesMedia(info.mimeType),
+            leadingBytes.map(HLSPlaylist.startsPlaylist) ?? true
+        {
             _ = close(slice.descriptor)
             slice.release()
             return nil
@@ -73,15 +76,6 @@ extension ProxyResponder {
             status: plan.status, bodyBytes: Int64(slice.count), failure: nil)
         let responseHead = responseHead(head, plan: plan, cacheState: "hit", keepAlive: true)
         return StoredHit(parts: [.head(responseHead), .body(.fileRegion(region)), .end(nil)], record: record)
-    }
-
-    /// Whether the data file `slice` lends from starts with `#EXTM3U`; one `pread` of the page cache.
-    private static func startsPlaylist(_ slice: FileSlice) -> Bool {
-        var prefix = [UInt8](repeating: 0, count: 16)
-        let count = prefix.withUnsafeMutableBytes { pread(slice.descriptor, $0.baseAddress, $0.count, 0) }
-        // Unreadable: the task's path decides (and reports it).
-        guard count >= 0 else { return true }
-        return HLSPlaylist.startsPlaylist(Data(prefix.prefix(count)))
     }
 
     /// A response sent whole at once (`storedHit`), and its log record.

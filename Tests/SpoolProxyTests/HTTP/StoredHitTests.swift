@@ -119,6 +119,34 @@ final class StoredHitTests: XCTestCase {
         XCTAssertEqual(hit.record.bodyBytes, 3996, "a small file that is no playlist is answered at once")
     }
 
+    /// Whether a small file is a playlist is told by its first bytes as the engine saw them, never by a read on
+    /// the event loop: until this process has seen them, the task answers; media types are no playlist.
+    func testASmallFileIsAnsweredAtOnceOnlyOnceItsFirstBytesAreKnown() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("part.bin", length: 4096, seed: seed)
+        try fixture.serveGenerated("clip.mp4", length: 4096, seed: seed)
+        let responder = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        let slices = SliceLedger()
+        defer { slices.closeAndReleaseAll() }
+        for name in ["part.bin", "clip.mp4"] {
+            for try await _ in fixture.cache.read(fixture.originURL(name), from: 100) {}
+        }
+        let part = try fixture.proxyURL("part.bin").path
+        XCTAssertNil(
+            responder.storedHit(to: request(part, range: "bytes=100-"), slices: slices, revoke: {}),
+            "its first bytes unknown: the task looks")
+        let clip = try fixture.proxyURL("clip.mp4").path
+        let media = try XCTUnwrap(
+            responder.storedHit(to: request(clip, range: "bytes=100-"), slices: slices, revoke: {}),
+            "a type that names media is no playlist")
+        XCTAssertEqual(media.record.bodyBytes, 3996)
+        for try await _ in fixture.cache.read(fixture.originURL("part.bin"), from: 0, length: 100) {}
+        let hit = try XCTUnwrap(
+            responder.storedHit(to: request(part, range: "bytes=100-"), slices: slices, revoke: {}),
+            "its first bytes seen and no playlist: at once")
+        XCTAssertEqual(hit.record.bodyBytes, 3996)
+    }
+
     /// Pipelined on one connection, answers from the event loop and from the task keep their order.
     func testPipelinedHitsAndReadsKeepTheirOrder() async throws {
         let fixture = try await ProxyFixture(test: self)

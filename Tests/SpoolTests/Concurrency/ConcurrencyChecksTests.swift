@@ -26,7 +26,7 @@ final class ConcurrencyChecksTests: XCTestCase {
         }
         XCTAssertEqual(violations.count, 1)
         XCTAssertTrue(violations.first?.contains("OpenEntries.engines") ?? false, "\(violations)")
-        XCTAssertTrue(violations.first?.contains("while holding EntryCore.inner") ?? false, "\(violations)")
+        XCTAssertTrue(violations.first?.contains("while holding EntryContext.locked") ?? false, "\(violations)")
     }
 
     func testALeafUnderALeafIsCaught() {
@@ -46,7 +46,7 @@ final class ConcurrencyChecksTests: XCTestCase {
                 _ = try? EntryFile(url: directory.appendingPathComponent("file"))
             }
         }
-        XCTAssertEqual(violations, ["Blocking work (opening a data file) under the lock EntryCore.inner"])
+        XCTAssertEqual(violations, ["Blocking work (opening a data file) under the lock EntryContext.locked"])
     }
 
     func testBlockingWorkOnASwiftTaskIsCaughtAndOnBlockingIOIsNot() async throws {

@@ -91,7 +91,7 @@ final class AbandonedRequestStateTests: XCTestCase {
         guard case .read = state.step(reader: replay, position: 0, link: link) else {
             return XCTFail("stored bytes are read")
         }
-        state.markDelivered(reader: replay, generation: state.generation)
+        state.markDelivered(reader: replay, versionNumber: state.versionNumber)
         // and at their end asks its consumer whether it still wants more before the request goes again.
         XCTAssertTrue(state.mustAskConsumer(reader: replay, position: 20_000, link: link))
         XCTAssertEqual(state.abandonedSince(fetch: fetches[0]), 10, "asking set nothing going")

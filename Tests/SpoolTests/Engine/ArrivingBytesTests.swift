@@ -14,32 +14,33 @@ final class ArrivingBytesTests: XCTestCase {
 
     func testAReaderTakesTheArrivedBytesOfItsVersionFromItsOffset() {
         var arriving = ArrivingBytes()
-        arriving.add(chunk(1000..<2000), at: 1000, fetch: 1, generation: 0)
-        arriving.add(chunk(2000..<2500), at: 2000, fetch: 1, generation: 0)
+        arriving.add(chunk(1000..<2000), at: 1000, fetch: 1, versionNumber: 0)
+        arriving.add(chunk(2000..<2500), at: 2000, fetch: 1, versionNumber: 0)
         XCTAssertEqual(
-            arriving.bytes(at: 1500, generation: 0, limit: 10_000, storedUpTo: all), chunk(1500..<2000),
+            arriving.bytes(at: 1500, versionNumber: 0, limit: 10_000, storedUpTo: all), chunk(1500..<2000),
             "to the chunk's end")
         XCTAssertEqual(
-            arriving.bytes(at: 2000, generation: 0, limit: 100, storedUpTo: all), chunk(2000..<2100),
+            arriving.bytes(at: 2000, versionNumber: 0, limit: 100, storedUpTo: all), chunk(2000..<2100),
             "at most the limit")
-        XCTAssertNil(arriving.bytes(at: 999, generation: 0, limit: 100, storedUpTo: all), "not arrived")
-        XCTAssertNil(arriving.bytes(at: 2500, generation: 0, limit: 100, storedUpTo: all), "not arrived")
-        XCTAssertNil(arriving.bytes(at: 1500, generation: 1, limit: 100, storedUpTo: all), "another version's bytes")
+        XCTAssertNil(arriving.bytes(at: 999, versionNumber: 0, limit: 100, storedUpTo: all), "not arrived")
+        XCTAssertNil(arriving.bytes(at: 2500, versionNumber: 0, limit: 100, storedUpTo: all), "not arrived")
+        XCTAssertNil(arriving.bytes(at: 1500, versionNumber: 1, limit: 100, storedUpTo: all), "another version's bytes")
         XCTAssertEqual(
-            arriving.bytes(at: 1500, generation: 0, limit: 10_000, storedUpTo: { _ in 1800 }), chunk(1500..<1800),
+            arriving.bytes(at: 1500, versionNumber: 0, limit: 10_000, storedUpTo: { _ in 1800 }), chunk(1500..<1800),
             "only what its request will store")
         XCTAssertNil(
-            arriving.bytes(at: 1500, generation: 0, limit: 100, storedUpTo: { _ in nil }), "a request that ended")
+            arriving.bytes(at: 1500, versionNumber: 0, limit: 100, storedUpTo: { _ in nil }), "a request that ended")
         arriving.drop(fetch: 1, before: 2000)
-        XCTAssertNil(arriving.bytes(at: 1500, generation: 0, limit: 100, storedUpTo: all), "stored: read from disk now")
-        XCTAssertNotNil(arriving.bytes(at: 2100, generation: 0, limit: 100, storedUpTo: all))
+        XCTAssertNil(
+            arriving.bytes(at: 1500, versionNumber: 0, limit: 100, storedUpTo: all), "stored: read from disk now")
+        XCTAssertNotNil(arriving.bytes(at: 2100, versionNumber: 0, limit: 100, storedUpTo: all))
         arriving.drop(fetch: 1)
         XCTAssertTrue(arriving.isEmpty, "the request ended")
     }
 
     func testBytesAPlayerTookFromMemoryAreNotFreshOnceStored() {
         var arriving = ArrivingBytes()
-        arriving.add(chunk(0..<1000), at: 0, fetch: 1, generation: 0)
+        arriving.add(chunk(0..<1000), at: 0, fetch: 1, versionNumber: 0)
         XCTAssertEqual(arriving.handOut(0..<600), 600)
         XCTAssertEqual(arriving.handOut(400..<700), 100, "a second read of the same bytes: from the cache")
         XCTAssertEqual(arriving.takeFresh(0..<1000).ranges, [700..<1000])
@@ -52,7 +53,7 @@ final class ArrivingBytesTests: XCTestCase {
         XCTAssertEqual(state.arrivingReadLimit(reader: bounded, position: 1000), 3000)
         XCTAssertNil(state.arrivingReadLimit(reader: bounded, position: 4000), "at its end")
         XCTAssertNil(state.arrivingReadLimit(reader: 99, position: 0), "no such reader")
-        state.markDelivered(reader: bounded, generation: state.generation + 1)
+        state.markDelivered(reader: bounded, versionNumber: state.versionNumber + 1)
         XCTAssertNil(state.arrivingReadLimit(reader: bounded, position: 1000), "it delivered another version")
     }
 

@@ -172,10 +172,10 @@ final class EngineStateTests: XCTestCase {
         let fetches = elsewhere.map(\.id)
         // This reader has delivered old bytes.
         let old = state.addReader(requestedEnd: nil)
-        guard case .read(_, let generation) = state.step(reader: old, position: 0, link: link) else {
+        guard case .read(_, let versionNumber) = state.step(reader: old, position: 0, link: link) else {
             return XCTFail("stored bytes are read")
         }
-        state.markDelivered(reader: old, generation: generation)
+        state.markDelivered(reader: old, versionNumber: versionNumber)
         guard case .wait(let started) = state.step(reader: old, position: 100_000, link: link) else {
             return XCTFail()
         }
@@ -187,7 +187,7 @@ final class EngineStateTests: XCTestCase {
         XCTAssertEqual(Set(cancel), ids.subtracting([started[0].id]), "every other request is cancelled")
         XCTAssertTrue(state.stored.isEmpty)
         XCTAssertNil(state.info, "the new version's information comes with the next response")
-        XCTAssertEqual(state.generation, generation + 1)
+        XCTAssertEqual(state.versionNumber, versionNumber + 1)
         guard case .fail(SpoolError.resourceChanged) = state.step(reader: old, position: 100_000, link: link) else {
             return XCTFail("a reader that delivered old bytes cannot go on with new ones")
         }

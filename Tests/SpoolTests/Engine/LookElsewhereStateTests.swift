@@ -90,7 +90,7 @@ final class LookElsewhereStateTests: XCTestCase {
             policy: FetchPolicy(), info: info, stored: ByteRangeSet([0..<100_000]), storageIsShared: true)
         let reader = state.addReader(requestedEnd: nil)
         XCTAssertEqual(kind(state.step(reader: reader, position: 0, link: link)), .read)
-        state.markDelivered(reader: reader, generation: state.generation)
+        state.markDelivered(reader: reader, versionNumber: state.versionNumber)
         XCTAssertTrue(state.mustAskConsumer(reader: reader, position: 100_000, link: link))
     }
 }

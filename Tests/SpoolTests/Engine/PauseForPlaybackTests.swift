@@ -32,7 +32,7 @@ final class PauseForPlaybackTests: XCTestCase {
         // request pauses with the chunk in hand.
         origin.release(chunks: 1, from: 0)
         let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
-        while engine.inner.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
+        while engine.locked.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
         // A player reads that chunk: its read joins the paused request, which goes on.
         let played = try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask { try await collect(cache.read(track, length: Int64(GatedOrigin.chunkSize))) }
@@ -78,7 +78,7 @@ extension PauseForPlaybackTests {
         // The preload's next chunk is held back.
         origin.release(chunks: 1, from: 0)
         let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
-        while engine.inner.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
+        while engine.locked.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
         // The player leaves: after the quiet period the preload goes on, and ends with every byte.
         player.cancel()
         _ = await player.result

@@ -219,10 +219,10 @@ final class ReadAheadTests: XCTestCase {
             XCTAssertTrue(state.didStore(0..<100_000, fetch: first))
             if !test.running { state.finishFetch(first, failure: nil) }
             let reader = state.addReader(requestedEnd: nil)
-            guard case .read(let range, let generation) = state.step(reader: reader, position: 0, link: link) else {
+            guard case .read(let range, let versionNumber) = state.step(reader: reader, position: 0, link: link) else {
                 return XCTFail(test.name)
             }
-            state.markDelivered(reader: reader, generation: generation)
+            state.markDelivered(reader: reader, versionNumber: versionNumber)
             XCTAssertEqual(
                 state.mustAskConsumer(reader: reader, position: range.upperBound, link: link), test.mustAsk, test.name)
         }

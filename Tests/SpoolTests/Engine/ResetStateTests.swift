@@ -42,7 +42,7 @@ final class ResetStateTests: XCTestCase {
             for (index, slicesOut) in row.slicesOut.enumerated() {
                 let step = state.resetStep(slicesOut: slicesOut)
                 XCTAssertEqual(step, row.steps[index], "\(row.name), step \(index + 1)")
-                if let step { state.resetStepDone(step, generation: state.generation) }
+                if let step { state.resetStepDone(step, versionNumber: state.versionNumber) }
             }
             XCTAssertNil(state.resetStep(slicesOut: false), "\(row.name): nothing owed after the last step")
             XCTAssertFalse(state.isResetting, row.name)
@@ -51,14 +51,14 @@ final class ResetStateTests: XCTestCase {
 
     func testAVersionThatComesMeanwhileStartsTheWorkOver() {
         var state = changed(.newVersion)
-        let during = state.generation
+        let during = state.versionNumber
         XCTAssertEqual(state.resetStep(slicesOut: false), .clearRecord(v2))
         // While the record was saved, yet another version came: the step done is of no use any more.
         let v3 = ContentInfo(length: 3_000_000, entityTag: "\"v3\"")
         _ = state.absorb(v3, servedFrom: 0, requested: 0, fetch: 0)
-        state.resetStepDone(.clearRecord(v2), generation: during)
+        state.resetStepDone(.clearRecord(v2), versionNumber: during)
         XCTAssertEqual(state.resetStep(slicesOut: false), .clearRecord(v3), "the record of the newest version")
-        state.resetStepDone(.clearRecord(v3), generation: state.generation)
+        state.resetStepDone(.clearRecord(v3), versionNumber: state.versionNumber)
         XCTAssertEqual(state.resetStep(slicesOut: false), .emptyFile)
     }
 

@@ -190,6 +190,22 @@ final class CorruptionTests: XCTestCase {
         }
     }
 
+    /// A data file that cannot be opened (here a directory stands in its place) is never opened under the
+    /// entry's lock: a read planned on what the record claims finds the file closed, the engine opens it off
+    /// the lock (debug builds stop the process on an `open` under a lock), and when that fails the read comes
+    /// from the origin. Before, the plan opened it under the lock.
+    func testADataFileThatCannotBeOpenedIsOpenedOffTheLockAndTheReadComesFromTheOrigin() async throws {
+        let setup = try await filledCache()
+        try FileManager.default.removeItem(at: setup.dataFile)
+        try FileManager.default.createDirectory(at: setup.dataFile, withIntermediateDirectories: false)
+        let problems = Durability.ProblemLog()
+        let refetched = try await readEverything(setup, label: "data file unopenable", problems: problems)
+        XCTAssertGreaterThan(refetched, 0)
+        XCTAssertTrue(
+            problems.all.contains { if case .storageFailed = $0 { true } else { false } },
+            "the failure is reported: \(problems.all)")
+    }
+
     /// A record that claims more than its data file holds (the file emptied or cut short) has those claims
     /// dropped at open, and they stay dropped once the file grows again past them: merging the record on disk
     /// into the one saved must not take them back, nor must taking in "another process's" bytes. Refetching

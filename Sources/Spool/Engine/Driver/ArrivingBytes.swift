@@ -5,7 +5,7 @@ import Foundation
 /// bookkeeping and a wake-up.
 ///
 /// Only responses whose version was checked (`EngineState.absorb`, `openDiscovered`) add bytes, each tagged
-/// with the generation it belongs to, and a reader takes only its own generation's: the bytes are the ones the
+/// with the versionNumber it belongs to, and a reader takes only its own versionNumber's: the bytes are the ones the
 /// write stores, so a reader never receives a byte the cache would not serve from disk. They are dropped once
 /// stored, when their request ends, and all at once when a new version resets the entry, so memory stays
 /// within what the requests' `ChunkPipe`s hold anyway (the chunks are shared, not copied).
@@ -14,33 +14,33 @@ struct ArrivingBytes {
         let offset: Int64
         let data: Data
         let fetch: Int
-        let generation: Int
+        let versionNumber: Int
         var end: Int64 { offset + Int64(data.count) }
     }
 
     private var chunks: [Chunk] = []
-    /// Bytes a player received from here: when their write lands they are not fresh (`EntryInner.fresh`), as
+    /// Bytes a player received from here: when their write lands they are not fresh (`LockedEntry.fresh`), as
     /// the player already counted them as the origin's.
     private(set) var handedOut = ByteRangeSet()
 
     /// Whether nothing waits.
     var isEmpty: Bool { chunks.isEmpty }
 
-    /// Adds `data`, which request `fetch` received for resource offset `offset`, of `generation`.
-    mutating func add(_ data: Data, at offset: Int64, fetch: Int, generation: Int) {
+    /// Adds `data`, which request `fetch` received for resource offset `offset`, of `versionNumber`.
+    mutating func add(_ data: Data, at offset: Int64, fetch: Int, versionNumber: Int) {
         guard !data.isEmpty else { return }
-        chunks.append(Chunk(offset: offset, data: data, fetch: fetch, generation: generation))
+        chunks.append(Chunk(offset: offset, data: data, fetch: fetch, versionNumber: versionNumber))
     }
 
-    /// The bytes from `position` of `generation` that have arrived, up to `limit` bytes and to where their
+    /// The bytes from `position` of `versionNumber` that have arrived, up to `limit` bytes and to where their
     /// request will store them (`storedUpTo`, by request: its end, `nil` for none); `nil` when the byte at
     /// `position` has not arrived or will not be stored. A reader takes no byte its request will not store,
     /// or its read could end with the byte neither stored nor coming (a request cut short drops the rest of
     /// its response).
-    func bytes(at position: Int64, generation: Int, limit: Int64, storedUpTo: (Int) -> Int64?) -> Data? {
+    func bytes(at position: Int64, versionNumber: Int, limit: Int64, storedUpTo: (Int) -> Int64?) -> Data? {
         guard limit > 0,
             let chunk = chunks.first(where: {
-                $0.generation == generation && $0.offset <= position && position < $0.end
+                $0.versionNumber == versionNumber && $0.offset <= position && position < $0.end
             }),
             let storedEnd = storedUpTo(chunk.fetch), position < storedEnd
         else { return nil }

@@ -11,28 +11,29 @@ struct BlockSnapshot: Sendable {
     let hashers: [Int64: BlockHasher]
     let length: Int64
     let salt: Data
-    let revisions: UInt64
-    let generation: Int
+    let planInvalidations: UInt64
+    let versionNumber: Int
 
-    /// A snapshot of the blocks `ranges` touch, with the entry's lock held; opens the data file if needed.
-    init(of ranges: [Range<Int64>], in inner: inout EntryInner, core: EntryCore) throws {
+    /// A snapshot of the blocks `ranges` touch, with the entry's lock held; throws `LockedEntry.FileNotOpen`
+    /// while the data file is not open.
+    init(of ranges: [Range<Int64>], in entry: inout LockedEntry, context: EntryContext) throws {
         var blocks = Set<Int64>()
         for range in ranges where !range.isEmpty { blocks.formUnion(BlockLayout.blocks(in: range)) }
-        file = try inner.openFile(core.environment, key: core.key)
+        file = try entry.openedFile()
         self.blocks = blocks
-        present = inner.state.stored
-        edges = inner.edgeSums.filter { blocks.contains($0.key) }
-        trusted = inner.trusted.intersection(blocks)
-        hashers = inner.hashers.filter { blocks.contains($0.key) }
-        length = inner.state.info?.length ?? 0
-        salt = inner.salt(key: core.key)
-        revisions = inner.revisions
-        generation = inner.state.generation
+        present = entry.state.stored
+        edges = entry.edgeSums.filter { blocks.contains($0.key) }
+        trusted = entry.trusted.intersection(blocks)
+        hashers = entry.hashers.filter { blocks.contains($0.key) }
+        length = entry.state.info?.length ?? 0
+        salt = entry.salt(key: context.key)
+        planInvalidations = entry.planInvalidations
+        versionNumber = entry.state.versionNumber
     }
 
-    /// Whether work done with this snapshot may be taken in: no discard or adoption (`revisions`) and no new
+    /// Whether work done with this snapshot may be taken in: no discard or adoption (`planInvalidations`) and no new
     /// version happened since it was taken.
-    func isCurrent(in inner: EntryInner) -> Bool {
-        inner.revisions == revisions && inner.state.generation == generation
+    func isCurrent(in entry: LockedEntry) -> Bool {
+        entry.planInvalidations == planInvalidations && entry.state.versionNumber == versionNumber
     }
 }

@@ -8,16 +8,16 @@ import Foundation
 /// computed in turn while readers go on; before each, the slots of discarded blocks and what a version change
 /// owes (`VersionReset`).
 struct ChunkWriter: Sendable {
-    let core: EntryCore
+    let context: EntryContext
     let index: IndexWriter
     let reset: VersionReset
     /// Where this entry's writes run, one job at a time.
     let queue = BlockingIO.serialQueue(label: "Spool.ChunkWriter")
 
-    init(core: EntryCore, index: IndexWriter) {
-        self.core = core
+    init(context: EntryContext, index: IndexWriter) {
+        self.context = context
         self.index = index
-        reset = VersionReset(core: core, index: index)
+        reset = VersionReset(context: context, index: index)
     }
 
     /// What writing a chunk needs, taken under the entry's lock: the parts not stored yet and the bookkeeping
@@ -42,7 +42,7 @@ struct ChunkWriter: Sendable {
     /// one job on the queue. Returns how many chunks it took in, and whether request `id` wants more: `nil`
     /// when the rest can be written only once the old version's file slices are back.
     func store(_ chunks: [Data], at offset: Int64, fetch id: Int) async throws -> (taken: Int, more: Bool?) {
-        let environment = core.environment
+        let environment = context.environment
         // Limits are enforced as data is written, room made before a batch lands (off this task's thread), so
         // a batch of several blocks does not take the cache past its limit.
         let limitsChecked = await environment.willWrite(chunks.reduce(0) { $0 + Int64($1.count) })
@@ -69,13 +69,13 @@ struct ChunkWriter: Sendable {
             if case .storage(let reason) = error as? SpoolError { environment.problems.report(.storageFailed(reason)) }
             throw error
         }
-        core.runRevocations()
+        context.runRevocations()
         // A fast download would sync every few milliseconds: every `EngineState.minimumRecordInterval` keeps
         // what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
         let now = environment.clock.uptime
-        let flushDue = core.inner.withLock { $0.state.wrote(outcome.bytes, at: now) }
+        let flushDue = context.locked.withLock { $0.state.wrote(outcome.bytes, at: now) }
         environment.problems.storageWorked(outcome.bytes)
-        core.reportDamage(outcome.damaged)
+        context.reportDamage(outcome.damaged)
         if flushDue { index.flushSoon() }
         if limitsChecked { await environment.limitsAfterWrite() }
         return (outcome.taken, outcome.more)
@@ -93,25 +93,25 @@ struct ChunkWriter: Sendable {
     func catchUp() {
         queue.async {
             _ = try? catchUpNow()
-            core.runRevocations()
+            context.runRevocations()
         }
     }
 
     /// Clears the slots of discarded ranges and does what a version change owes; `false` while old slices
     /// are out. On the queue.
     private func catchUpNow() throws -> Bool {
-        let (discards, file) = core.inner.withLock { inner in
-            defer { inner.discards.removeAll() }
-            return (inner.discards, inner.file)
+        let (discards, file) = context.locked.withLock { entry in
+            defer { entry.discards.removeAll() }
+            return (entry.discards, entry.file)
         }
         for range in discards { try? file?.discard(range) }
         guard try reset.perform() else { return false }
-        if core.inner.withLock({ $0.file == nil }) {
+        if context.locked.withLock({ $0.file == nil }) {
             // A new entry's data file is created here, so that planning a write never opens it under the lock.
-            let opened = try core.store.openFile(key: core.key, codec: core.environment.codec)
-            let extra = core.inner.withLock { inner -> BlockFile? in
-                guard inner.file == nil, !inner.state.isResetting else { return opened }
-                inner.file = opened
+            let opened = try context.store.openFile(key: context.key, codec: context.environment.codec)
+            let extra = context.locked.withLock { entry -> BlockFile? in
+                guard entry.file == nil, !entry.state.isResetting else { return opened }
+                entry.file = opened
                 return nil
             }
             extra?.close()
@@ -127,48 +127,42 @@ struct ChunkWriter: Sendable {
     )? {
         let range = offset..<(offset + Int64(chunk.count))
         var damaged: [Range<Int64>] = []
-        var attempts = 0
-        while true {
+        var rounds = WriteRounds()
+        writing: while true {
             guard try catchUpNow() else { return nil }
-            let planned = try core.inner.withLock { inner -> PlannedWrite? in
-                guard !inner.state.isResetting, inner.discards.isEmpty else {
+            let planned = try context.locked.withLock { entry -> PlannedWrite? in
+                // The data file is opened by catching up, off the lock.
+                guard !entry.state.isResetting, entry.discards.isEmpty, entry.file != nil else {
                     return PlannedWrite(parts: [], snapshot: nil)
                 }
-                guard let parts = inner.state.unstoredParts(of: range, fetch: id) else { return nil }
-                return PlannedWrite(parts: parts, snapshot: try BlockSnapshot(of: parts, in: &inner, core: core))
+                guard let parts = entry.state.unstoredParts(of: range, fetch: id) else { return nil }
+                return PlannedWrite(parts: parts, snapshot: try BlockSnapshot(of: parts, in: &entry, context: context))
             }
             guard let plan = planned else { return (false, damaged) }
             // Another version or discard came between catching up and planning: catch up again.
             guard let snapshot = plan.snapshot else {
-                attempts += 1
-                if attempts > Self.writeAttempts { throw SpoolError.storage("the entry kept changing") }
+                if case .fail(let error) = rounds.planStale() { throw error }
                 continue
             }
             if plan.parts.isEmpty { break }
             let result = Self.write(chunk, at: offset, plan.parts, snapshot)
-            let applied = core.inner.withLock { inner -> Bool in
-                guard snapshot.isCurrent(in: inner) else { return false }
-                apply(result, of: snapshot, in: &inner)
-                for part in plan.parts { inner.fresh.formUnion(inner.arriving.takeFresh(part)) }
+            let applied = context.locked.withLock { entry -> Bool in
+                guard snapshot.isCurrent(in: entry) else { return false }
+                apply(result, of: snapshot, in: &entry)
+                if result.failure == nil { entry.noteLeadingBytes(chunk, at: offset) }
+                for part in plan.parts { entry.fresh.formUnion(entry.arriving.takeFresh(part)) }
                 return true
             }
-            attempts += 1
-            if let failure = result.failure, applied || attempts > Self.writeAttempts { throw failure }
-            guard applied else {
-                if attempts > Self.writeAttempts { throw SpoolError.storage("the entry kept changing") }
-                continue
+            if applied { damaged += result.damaged }
+            switch rounds.written(applied: applied, failure: result.failure, foundDamage: !result.damaged.isEmpty) {
+            case .done: break writing
+            case .again: continue
+            case .fail(let error): throw error
             }
-            if result.damaged.isEmpty { break }
-            // Damage found on the way un-stored bytes, some of which this chunk may carry: go round until
-            // every byte of the chunk that is not stored has been written.
-            damaged += result.damaged
         }
-        let more = core.inner.withLock { $0.state.didStore(range, fetch: id) }
+        let more = context.locked.withLock { $0.state.didStore(range, fetch: id) }
         return (more, damaged)
     }
-
-    /// How often a chunk is written again because the entry changed under the write before it gives up.
-    private static let writeAttempts = 16
 
     /// Writes the planned parts of `chunk` and their checksums; blocking, on the write queue.
     private static func write(
@@ -194,26 +188,26 @@ struct ChunkWriter: Sendable {
 
     /// Takes in what a write left on disk: the state learns the bytes gained and lost, and the written
     /// blocks' checksums, checks and running hashes replace the ones of the plan.
-    private func apply(_ result: WriteResult, of snapshot: BlockSnapshot, in inner: inout EntryInner) {
-        reportDiskChange(from: snapshot.present, to: result.present, in: &inner)
+    private func apply(_ result: WriteResult, of snapshot: BlockSnapshot, in entry: inout LockedEntry) {
+        reportDiskChange(from: snapshot.present, to: result.present, in: &entry)
         for block in snapshot.blocks {
-            inner.edgeSums[block] = result.edges[block]
-            inner.hashers[block] = result.hashers[block]
-            if result.trusted.contains(block) { inner.trusted.insert(block) } else { inner.trusted.remove(block) }
+            entry.edgeSums[block] = result.edges[block]
+            entry.hashers[block] = result.hashers[block]
+            if result.trusted.contains(block) { entry.trusted.insert(block) } else { entry.trusted.remove(block) }
         }
         // Damaged bytes were discarded: a read planned before must not take their blocks for checked.
-        if !result.damaged.isEmpty { inner.revisions &+= 1 }
-        let now = core.environment.clock.date
-        for block in snapshot.blocks { inner.blockUse[block] = now }
+        if !result.damaged.isEmpty { entry.planInvalidations &+= 1 }
+        let now = context.environment.clock.date
+        for block in snapshot.blocks { entry.blockUse[block] = now }
     }
 
     /// Tells the state what a write did to the bytes on disk: `before` became `after`.
-    private func reportDiskChange(from before: ByteRangeSet, to after: ByteRangeSet, in inner: inout EntryInner) {
+    private func reportDiskChange(from before: ByteRangeSet, to after: ByteRangeSet, in entry: inout LockedEntry) {
         var gained = after
         var lost = before
         for range in before.ranges { gained.remove(range) }
         for range in after.ranges { lost.remove(range) }
-        inner.state.lost(lost.ranges)
-        inner.state.gained(gained)
+        entry.state.lost(lost.ranges)
+        entry.state.gained(gained)
     }
 }

@@ -45,17 +45,17 @@ struct EntryOpening: Sendable {
     }
 
     /// Takes what was read into the entry's state, with its lock held.
-    func install(in inner: inout EntryInner, policy: FetchPolicy) {
-        inner.recordStamp = recordStamp
-        if let file { inner.file = file }
+    func install(in entry: inout LockedEntry, policy: FetchPolicy) {
+        entry.recordStamp = recordStamp
+        if let file { entry.file = file }
         guard let record else { return }
         // Opened now: the entry's last access is now, whatever the record says.
-        inner.state = EngineState(
+        entry.state = EngineState(
             policy: policy, info: record.info, stored: record.ranges, storageIsShared: true,
-            created: inner.state.record.lastAccess)
-        inner.state.recordOpened(record)
-        inner.edgeSums = record.edgeSums
-        inner.trusted = trusted
-        inner.distrusted = beyondData
+            created: entry.state.record.lastAccess)
+        entry.state.recordOpened(record)
+        entry.edgeSums = record.edgeSums
+        entry.trusted = trusted
+        entry.distrusted = beyondData
     }
 }

@@ -8,8 +8,8 @@ import Foundation
 extension FetchRunner {
     /// Starts a try of the state's running discovery in a task of its own, `delay` seconds from now, with the
     /// lock held. Its outcome is in the state (`EngineState.discoveryOutcome`), and waiters are woken.
-    func startDiscovery(after delay: TimeInterval = 0, in inner: inout EntryInner) {
-        inner.discoveryTask = watchedTry(
+    func startDiscovery(after delay: TimeInterval = 0, in entry: inout LockedEntry) {
+        entry.discoveryTask = watchedTry(
             after: delay, ifCancelledWaiting: { discoveryEnded(failure: CancellationError()) },
             body: { await discover(watch: $0) })
     }
@@ -18,7 +18,7 @@ extension FetchRunner {
     private func discover(watch: StallWatch) async {
         let link = environment.link.estimate(for: url)
         let (firstRequestSize, originReadsFirst) = (policy.firstRequestSize(for: url), origin.canReadBeforeContentInfo)
-        let action = inner.withLock {
+        let action = locked.withLock {
             $0.state.discoveryRequest(
                 link: link, firstRequestSize: firstRequestSize, originReadsFirst: originReadsFirst)
         }
@@ -44,19 +44,19 @@ extension FetchRunner {
             environment.link.requestEnded(url, reusable: false)
             return await failed(after: watch.explained(error), watch: watch)
         }
-        let (id, cancelled, changed) = inner.withLock { inner -> (Int, [Task<Void, Never>], Bool) in
-            let generation = inner.state.generation
-            let opened = inner.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
-            let changed = inner.state.generation != generation
-            if changed { VersionReset.begin(in: &inner) }
+        let (id, cancelled, changed) = locked.withLock { entry -> (Int, [Task<Void, Never>], Bool) in
+            let versionNumber = entry.state.versionNumber
+            let opened = entry.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
+            let changed = entry.state.versionNumber != versionNumber
+            if changed { VersionReset.begin(in: &entry) }
             // This task goes on as the new request's first try: cancelling the request cancels it.
-            inner.tasks[opened.id] = inner.discoveryTask
-            inner.discoveryTask = nil
-            return (opened.id, opened.cancelled.compactMap { inner.tasks[$0] }, changed)
+            entry.tasks[opened.id] = entry.discoveryTask
+            entry.discoveryTask = nil
+            return (opened.id, opened.cancelled.compactMap { entry.tasks[$0] }, changed)
         }
         if changed { writer.catchUp() }
         for task in cancelled { task.cancel() }
-        core.notifyReaders()
+        context.notifyReaders()
         await runTry(id, watch: watch, opened: response, sentAt: sent, isRetry: false)
     }
 
@@ -64,9 +64,9 @@ extension FetchRunner {
     /// watch cancelled would end its next try's sleep at once here).
     private func failed(after error: any Error, watch: StallWatch) async {
         let now = environment.clock.uptime
-        let action = inner.withLock { inner in
-            let action = inner.state.discoveryFailed(error, at: now)
-            if case .retry(let delay) = action { startDiscovery(after: delay, in: &inner) }
+        let action = locked.withLock { entry in
+            let action = entry.state.discoveryFailed(error, at: now)
+            if case .retry(let delay) = action { startDiscovery(after: delay, in: &entry) }
             return action
         }
         await perform(action, watch: watch)
@@ -76,7 +76,7 @@ extension FetchRunner {
     private func askForContentInfo() async {
         do {
             let info = try await origin.contentInfo(for: url)
-            inner.withLock { _ = $0.state.originDescribed(info) }
+            locked.withLock { _ = $0.state.originDescribed(info) }
             discoveryEnded(failure: nil)
         } catch {
             discoveryEnded(failure: error)
@@ -86,12 +86,12 @@ extension FetchRunner {
     /// The discovery's task ends: the state records `failure` if it has not ended the discovery itself, and
     /// callers waiting for the content information find the outcome there.
     private func discoveryEnded(failure: (any Error)?) {
-        let idle = inner.withLock { inner -> Bool in
-            inner.discoveryTask = nil
-            inner.state.endDiscovery(failure: failure)
-            return inner.isIdle
+        let idle = locked.withLock { entry -> Bool in
+            entry.discoveryTask = nil
+            entry.state.endDiscovery(failure: failure)
+            return entry.isIdle
         }
-        core.notifyReaders()
-        if idle { core.becameIdle() }
+        context.notifyReaders()
+        if idle { context.becameIdle() }
     }
 }

@@ -15,7 +15,9 @@ extension FetchRunner {
     /// Nothing polls: a held request waits for what can end its hold (a read joining it or its readers
     /// changing, a playback wait ending, or the moment the state named) and asks the state again.
     func holdBack(fetch id: Int, pausing: Bool, watch: StallWatch) async -> Bool {
-        let (gate, link, url, clock) = (core.environment.gate, core.environment.link, core.url, environment.clock)
+        let (gate, link, url, clock) = (
+            context.environment.gate, context.environment.link, context.url, environment.clock
+        )
         let heldSince = clock.uptime
         var paused = false
         // The link's rate samples leave the pause out; the silence starts again when the body does.
@@ -28,10 +30,10 @@ extension FetchRunner {
         while !Task.isCancelled {
             let now = clock.uptime
             let (playbackNeed, gateSeen) = gate.need()
-            let (hold, entrySeen) = core.inner.withLock { inner in
+            let (hold, entrySeen) = context.locked.withLock { entry in
                 (
-                    inner.state.hold(fetch: id, heldSince: heldSince, playbackNeed: playbackNeed, at: now),
-                    inner.holdChanges
+                    entry.state.hold(fetch: id, heldSince: heldSince, playbackNeed: playbackNeed, at: now),
+                    entry.holdWakeups
                 )
             }
             let until: TimeInterval
@@ -52,14 +54,14 @@ extension FetchRunner {
     }
 
     /// Returns at the first of: a playback wait ending after `gateSeen`, the entry's readers changing after
-    /// `entrySeen` (`EntryCore.wakeHolds`), the clock reaching `until` (`environment.clock.uptime`'s time base), or
+    /// `entrySeen` (`EntryContext.wakeHolds`), the clock reaching `until` (`environment.clock.uptime`'s time base), or
     /// cancellation.
     private func waitForHoldChange(fetch id: Int, gateSeen: UInt64, entrySeen: UInt64, until: TimeInterval) async {
-        let (gate, core, clock) = (core.environment.gate, core, core.environment.clock)
+        let (gate, context, clock) = (context.environment.gate, context, context.environment.clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await clock.sleep(until: until) }
             group.addTask { await gate.waitForChange(since: gateSeen) }
-            group.addTask { await core.suspend(id: id, in: \.holdWaiters) { $0.holdChanges != entrySeen } }
+            group.addTask { await context.suspend(id: id, in: \.holdWaiters) { $0.holdWakeups != entrySeen } }
             await group.next()
             group.cancelAll()
         }

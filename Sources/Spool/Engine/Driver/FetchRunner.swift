@@ -9,24 +9,24 @@ import Foundation
 /// (`StallWatch`) and nothing waits on a second task to learn of the response: on a cold first byte each such
 /// hand-off between threads costs 0.1-0.2 ms on a 2-core machine.
 struct FetchRunner: Sendable {
-    let core: EntryCore
+    let context: EntryContext
     let writer: ChunkWriter
     let lender: SliceLender
     var index: IndexWriter { writer.index }
-    var url: URL { core.url }
-    var origin: any Origin { core.origin }
-    var environment: EngineEnvironment { core.environment }
-    var policy: FetchPolicy { core.policy }
-    var inner: LockedBox<EntryInner> { core.inner }
+    var url: URL { context.url }
+    var origin: any Origin { context.origin }
+    var environment: EngineEnvironment { context.environment }
+    var policy: FetchPolicy { context.policy }
+    var locked: LockedBox<LockedEntry> { context.locked }
 
     /// Starts request `id`, which the state has just created, with the lock held.
-    func start(_ id: Int, in inner: inout EntryInner) {
-        startTry(id, after: 0, isRetry: false, in: &inner)
+    func start(_ id: Int, in entry: inout LockedEntry) {
+        startTry(id, after: 0, isRetry: false, in: &entry)
     }
 
     /// Starts a try of request `id` in a task of its own, `delay` seconds from now, with the lock held.
-    func startTry(_ id: Int, after delay: TimeInterval, isRetry: Bool, in inner: inout EntryInner) {
-        inner.tasks[id] = watchedTry(
+    func startTry(_ id: Int, after delay: TimeInterval, isRetry: Bool, in entry: inout LockedEntry) {
+        entry.tasks[id] = watchedTry(
             after: delay, ifCancelledWaiting: { finishFetch(id, failure: nil) },
             body: { await runTry(id, watch: $0, isRetry: isRetry) })
     }
@@ -80,11 +80,11 @@ struct FetchRunner: Sendable {
         // Whether a request is out, for the link monitor's count of connections; the first response's
         // request was counted when `discover` sent it.
         var sending = opened != nil
-        let next = inner.withLock { inner in
-            if !isRetry { inner.state.fetchStarted(id, at: environment.clock.uptime) }
+        let next = locked.withLock { entry in
+            if !isRetry { entry.state.fetchStarted(id, at: environment.clock.uptime) }
             // Abandoned between two sends (a retry): nobody waits for another.
-            inner.state.expireAbandoned(fetch: id)
-            return inner.state.remaining(of: id).map { ($0, inner.state.info?.rangeValidator) }
+            entry.state.expireAbandoned(fetch: id)
+            return entry.state.remaining(of: id).map { ($0, entry.state.info?.rangeValidator) }
         }
         guard let (range, validator) = next else {
             watch.disarm()
@@ -109,7 +109,7 @@ struct FetchRunner: Sendable {
             // A body read to its end leaves its connection open for the next request.
             environment.link.requestEnded(url, reusable: reached >= expected)
             sending = false
-            guard let left = inner.withLock({ $0.state.remaining(of: id) }), !Task.isCancelled else {
+            guard let left = locked.withLock({ $0.state.remaining(of: id) }), !Task.isCancelled else {
                 return finishFetch(id, failure: nil)
             }
             throw SpoolError.truncatedBody(
@@ -126,10 +126,10 @@ struct FetchRunner: Sendable {
         // The watch's own cancellations are not the readers': a stall is retried as a timeout.
         let error = watch.explained(error)
         let cancelled = Task.isCancelled && watch.stop == nil
-        let verdict = inner.withLock { inner in
-            let verdict = inner.state.fetchFailed(
+        let verdict = locked.withLock { entry in
+            let verdict = entry.state.fetchFailed(
                 id, error: error, progressed: progressed, cancelled: cancelled, at: environment.clock.uptime)
-            if case .retry(let delay) = verdict { startTry(id, after: delay, isRetry: true, in: &inner) }
+            if case .retry(let delay) = verdict { startTry(id, after: delay, isRetry: true, in: &entry) }
             return verdict
         }
         switch verdict {
@@ -137,9 +137,9 @@ struct FetchRunner: Sendable {
             fetchEnded(id)
         case .newVersion(let others):
             // The resource shrank or grew: nothing stored can be trusted to match it.
-            let cancelled = inner.withLock { inner in
-                VersionReset.begin(in: &inner)
-                return others.compactMap { inner.tasks[$0] }
+            let cancelled = locked.withLock { entry in
+                VersionReset.begin(in: &entry)
+                return others.compactMap { entry.tasks[$0] }
             }
             writer.catchUp()
             for task in cancelled { task.cancel() }
@@ -164,7 +164,7 @@ struct FetchRunner: Sendable {
         let pipe = ChunkPipe(start: response.offset, limit: environment.writeBatchLimit)
         link.bodyStarted(url, at: environment.clock.uptime)
         defer { link.bodyEnded(url, at: environment.clock.uptime) }
-        return try await withThrowingTaskGroup(of: Int64.self) { [core] group in
+        return try await withThrowingTaskGroup(of: Int64.self) { [context] group in
             group.addTask {
                 // Ending before the body does (all asked for is stored, or a write failed), the storing side
                 // frees a receiver waiting for room and stops the body: nothing more of it would be stored.
@@ -187,7 +187,7 @@ struct FetchRunner: Sendable {
                     onBytes()
                     let goesOn = await holdBack(fetch: id, pausing: response.pausesWhileUnread, watch: watch)
                     // Readers waiting here take the bytes now; the write stores the same ones.
-                    core.arrived(chunk, at: arrivedAt, fetch: id)
+                    context.arrived(chunk, at: arrivedAt, fetch: id)
                     arrivedAt += Int64(chunk.count)
                     await pipe.push(chunk)
                     if !goesOn { throw CancellationError() }
@@ -222,8 +222,8 @@ struct FetchRunner: Sendable {
                 let (taken, more) = try await writer.store(Array(rest), at: offset, fetch: id)
                 offset += rest.prefix(taken).reduce(0) { $0 + Int64($1.count) }
                 rest = rest.dropFirst(taken)
-                core.inner.withLock { [offset] in $0.arriving.drop(fetch: id, before: offset) }
-                core.notifyReaders()
+                context.locked.withLock { [offset] in $0.arriving.drop(fetch: id, before: offset) }
+                context.notifyReaders()
                 switch more {
                 case false?:
                     watch.bodyNotNeeded()
@@ -244,36 +244,36 @@ struct FetchRunner: Sendable {
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
     private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) {
-        let (cancelled, changed) = inner.withLock { inner -> ([Task<Void, Never>], Bool) in
+        let (cancelled, changed) = locked.withLock { entry -> ([Task<Void, Never>], Bool) in
             guard
-                let others = inner.state.absorb(
+                let others = entry.state.absorb(
                     response.info, servedFrom: response.offset, requested: requested, fetch: id)
             else { return ([], false) }
-            VersionReset.begin(in: &inner)
-            return (others.compactMap { inner.tasks[$0] }, true)
+            VersionReset.begin(in: &entry)
+            return (others.compactMap { entry.tasks[$0] }, true)
         }
         if changed { writer.catchUp() }
         for task in cancelled { task.cancel() }
-        core.notifyReaders()
+        context.notifyReaders()
     }
 
     func finishFetch(_ id: Int, failure: (any Error)?) {
-        inner.withLock { inner in
-            inner.state.finishFetch(id, failure: failure)
+        locked.withLock { entry in
+            entry.state.finishFetch(id, failure: failure)
         }
         fetchEnded(id)
     }
 
     /// Forgets the task of request `id`, which the state has finished; wakes its readers.
     private func fetchEnded(_ id: Int) {
-        let idle = inner.withLock { inner in
-            inner.tasks[id] = nil
+        let idle = locked.withLock { entry in
+            entry.tasks[id] = nil
             // What it received and did not store will not be: readers wait for another request.
-            inner.arriving.drop(fetch: id)
-            return inner.isIdle
+            entry.arriving.drop(fetch: id)
+            return entry.isIdle
         }
         index.flushSoon()
-        core.notifyReaders()
-        if idle { core.becameIdle() }
+        context.notifyReaders()
+        if idle { context.becameIdle() }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Every record write of the entry runs on its serial `queue` (on `BlockingIO`), one at a time and off every
 /// lock: a sync can take a disk's write time for all the bytes written since the last one.
 struct IndexWriter: Sendable {
-    let core: EntryCore
+    let context: EntryContext
     /// Where this entry's record writes run, one at a time.
     let queue = BlockingIO.serialQueue(label: "Spool.IndexWriter")
 
@@ -16,16 +16,16 @@ struct IndexWriter: Sendable {
     /// took a fifth of a cold read's CPU time through the proxy. Once none remains it comes at once, so another
     /// process soon finds what was stored.
     func flushSoon() {
-        let now = core.environment.clock.uptime
-        let delay = core.inner.withLock { inner -> TimeInterval? in
-            inner.state.recordWriteWanted(settled: inner.tasks.isEmpty && inner.state.readers.isEmpty, at: now)
+        let now = context.environment.clock.uptime
+        let delay = context.locked.withLock { entry -> TimeInterval? in
+            entry.state.recordWriteWanted(settled: entry.tasks.isEmpty && entry.state.readers.isEmpty, at: now)
         }
         guard let delay else { return }
         let work: @Sendable () -> Void = {
-            core.inner.withLock { $0.state.recordWriteStarted() }
+            context.locked.withLock { $0.state.recordWriteStarted() }
             flushNow()
         }
-        let clock = core.environment.clock
+        let clock = context.environment.clock
         if delay > 0 { clock.schedule(at: clock.uptime + delay, on: queue, work) } else { queue.async(execute: work) }
     }
 
@@ -49,25 +49,25 @@ struct IndexWriter: Sendable {
         // The claims are taken first, with the edge checksums of that moment, then the bytes they name are
         // synced, then the record is saved: it never claims a byte that is not on disk, and bytes written
         // after it was taken never change what it vouches for.
-        let now = core.environment.clock.uptime
-        let taken = core.inner.withLock { inner -> (EntryRecord, BlockFile?, ByteRangeSet, Int)? in
-            guard let info = inner.state.info, let (needsSync, lastAccess) = inner.state.takeRecordForWrite(at: now)
+        let now = context.environment.clock.uptime
+        let taken = context.locked.withLock { entry -> (EntryRecord, BlockFile?, ByteRangeSet, Int)? in
+            guard let info = entry.state.info, let (needsSync, lastAccess) = entry.state.takeRecordForWrite(at: now)
             else { return nil }
             let record = EntryRecord(
-                url: core.displayURL, info: info, ranges: inner.state.stored, created: inner.state.record.created,
-                lastAccess: lastAccess, pinned: inner.state.record.pinned, keyCheck: core.environment.codec.keyCheck,
-                edgeSums: inner.edgeSums)
-            return (record, needsSync ? inner.file : nil, inner.distrusted, inner.state.generation)
+                url: context.displayURL, info: info, ranges: entry.state.stored, created: entry.state.record.created,
+                lastAccess: lastAccess, pinned: entry.state.record.pinned, keyCheck: context.environment.codec.keyCheck,
+                edgeSums: entry.edgeSums)
+            return (record, needsSync ? entry.file : nil, entry.distrusted, entry.state.versionNumber)
         }
-        guard let (snapshot, syncing, distrusted, generation) = taken else { return }
+        guard let (snapshot, syncing, distrusted, versionNumber) = taken else { return }
         var record = snapshot
         syncing?.synchronize()
-        let file = core.inner.withLock { $0.file }
+        let file = context.locked.withLock { $0.file }
         // Other processes may fill the same entry: under a lock they respect, their claims are merged in
         // rather than overwritten.
         file?.lockRecord()
         defer { file?.unlockRecord() }
-        if let theirs = core.store.record(key: core.key), theirs.keyCheck == record.keyCheck,
+        if let theirs = context.store.record(key: context.key), theirs.keyCheck == record.keyCheck,
             !theirs.info.isDifferentVersion(from: record.info)
         {
             // Bytes this engine dropped (damaged, evicted) stay dropped even if the record still names them.
@@ -81,47 +81,48 @@ struct IndexWriter: Sendable {
             record.created = min(record.created, theirs.created)
         }
         // A new version may have come meanwhile; its record (written on this queue too) must stay.
-        guard core.inner.withLock({ $0.state.generation == generation && $0.state.info == record.info }) else {
+        guard context.locked.withLock({ $0.state.versionNumber == versionNumber && $0.state.info == record.info })
+        else {
             return
         }
         // Only a record that claims newly written bytes needs to survive a crash; one that moves the last
         // access or names the version may be lost, the record before it claims nothing untrue.
-        try? core.store.save(record, key: core.key, durable: syncing != nil)
-        let stamp = core.store.recordStamp(key: core.key)
-        core.inner.withLock { $0.recordStamp = stamp }
+        try? context.store.save(record, key: context.key, durable: syncing != nil)
+        let stamp = context.store.recordStamp(key: context.key)
+        context.locked.withLock { $0.recordStamp = stamp }
     }
 
     /// Takes in the bytes another process stored since this engine last looked, if they are of the same
     /// version and not found damaged here; returns whether there were any. Reads the record off the lock.
     func adoptStoredElsewhere() -> Bool {
         // Unchanged since this engine read or wrote it: nothing new, and no need to read it.
-        let stamp = core.store.recordStamp(key: core.key)
-        guard core.inner.withLock({ stamp != $0.recordStamp && !$0.state.isResetting }),
-            let theirs = core.store.record(key: core.key), theirs.keyCheck == core.environment.codec.keyCheck
+        let stamp = context.store.recordStamp(key: context.key)
+        guard context.locked.withLock({ stamp != $0.recordStamp && !$0.state.isResetting }),
+            let theirs = context.store.record(key: context.key), theirs.keyCheck == context.environment.codec.keyCheck
         else { return false }
-        return core.inner.withLock { inner -> Bool in
+        return context.locked.withLock { entry -> Bool in
             // Before the file is emptied for a new version, its bytes are the old version's whatever a record
             // says.
-            guard !inner.state.isResetting, let info = inner.state.info else { return false }
-            inner.recordStamp = stamp
+            guard !entry.state.isResetting, let info = entry.state.info else { return false }
+            entry.recordStamp = stamp
             guard !theirs.info.isDifferentVersion(from: info) else { return false }
             var offered = theirs.ranges
-            for range in inner.distrusted.ranges { offered.remove(range) }
-            let merged = EntryClaims(ranges: inner.state.stored, edges: inner.edgeSums)
+            for range in entry.distrusted.ranges { offered.remove(range) }
+            let merged = EntryClaims(ranges: entry.state.stored, edges: entry.edgeSums)
                 .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: info.length)
-            guard merged.ranges != inner.state.stored else { return false }
+            guard merged.ranges != entry.state.stored else { return false }
             // Merging only adds (a side's bytes are replaced only by a side that holds them all). Bytes this
             // process has not checked make their blocks unchecked again.
             var added = merged.ranges
-            for range in inner.state.stored.ranges { added.remove(range) }
+            for range in entry.state.stored.ranges { added.remove(range) }
             for range in added.ranges {
-                for block in BlockLayout.blocks(in: range) { inner.trusted.remove(block) }
+                for block in BlockLayout.blocks(in: range) { entry.trusted.remove(block) }
             }
-            inner.revisions &+= 1
-            inner.state.gained(added)
-            inner.edgeSums = merged.edges
-            inner.hashers.removeAll()
-            inner.changes &+= 1
+            entry.planInvalidations &+= 1
+            entry.state.gained(added)
+            entry.edgeSums = merged.edges
+            entry.hashers.removeAll()
+            entry.readerWakeups &+= 1
             return true
         }
     }

@@ -6,10 +6,10 @@ import Foundation
 /// Stored bytes of a version are written once and never change, so bytes read for ranges that were stored
 /// when the read was planned match the checksums of that moment, even while a download extends the same
 /// blocks. Only a discard (damage, eviction, a new version) can change them, and only bytes adopted from
-/// another process can make a checked block hold unchecked bytes: `revisions` counts both, and a read that
+/// another process can make a checked block hold unchecked bytes: `planInvalidations` counts both, and a read that
 /// overlapped one is done again rather than trusted or reported damaged.
 struct StoredReader: Sendable {
-    let core: EntryCore
+    let context: EntryContext
 
     /// What reading `range` needs, taken under the lock.
     struct Plan: Sendable {
@@ -18,8 +18,8 @@ struct StoredReader: Sendable {
     }
 
     /// The plan for reading `range` (stored, of the current version), with the entry's lock held.
-    func plan(_ range: Range<Int64>, in inner: inout EntryInner) throws -> Plan {
-        Plan(range: range, snapshot: try BlockSnapshot(of: [range], in: &inner, core: core))
+    func plan(_ range: Range<Int64>, in entry: inout LockedEntry) throws -> Plan {
+        Plan(range: range, snapshot: try BlockSnapshot(of: [range], in: &entry, context: context))
     }
 
     /// Reads and verifies the planned bytes off the lock; returns them once recorded as delivered to reader
@@ -39,19 +39,20 @@ struct StoredReader: Sendable {
         // place, as the trip to `BlockingIO` and back cost about 50 µs a chunk (SpoolCache.read of a cached
         // file went from 6.6 to 2.8 GB/s with it). Anything to verify or decrypt goes there.
         let checked =
-            core.environment.codec.isIdentity && plan.snapshot.blocks.allSatisfy(plan.snapshot.trusted.contains)
+            context.environment.codec.isIdentity && plan.snapshot.blocks.allSatisfy(plan.snapshot.trusted.contains)
         // The one blocking call a Swift task makes, allowed by name in the debug checks.
         let outcome = checked ? ConcurrencyChecks.allowingBlocking(read) : try await BlockingIO.run(read)
-        let now = core.environment.clock.date
-        let kept = core.inner.withLock { inner -> Result<Data?, any Error> in
-            guard plan.snapshot.isCurrent(in: inner) else { return .success(nil) }
+        let now = context.environment.clock.date
+        let kept = context.locked.withLock { entry -> Result<Data?, any Error> in
+            guard plan.snapshot.isCurrent(in: entry) else { return .success(nil) }
             switch outcome {
             case .success(let (data, trusted)):
-                inner.trusted.formUnion(trusted)
-                inner.delivered(plan.range, to: id, at: now)
+                entry.trusted.formUnion(trusted)
+                entry.delivered(plan.range, to: id, at: now)
+                entry.noteLeadingBytes(data, at: plan.range.lowerBound)
                 return .success(data)
             case .failure(let damage as BlockDamage):
-                inner.forget(damage.ranges)
+                entry.forget(damage.ranges)
                 return .failure(damage)
             case .failure(let error):
                 return .failure(error)
@@ -61,8 +62,8 @@ struct StoredReader: Sendable {
         case .success(let data):
             return data
         case .failure(let damage as BlockDamage):
-            core.reportDamage(damage.ranges)
-            core.notifyReaders()
+            context.reportDamage(damage.ranges)
+            context.notifyReaders()
             return nil
         case .failure(let error):
             throw error

@@ -4,41 +4,42 @@ import Foundation
 /// claims nothing, empties the data file or removes both files, on the entry's write queue, where every later
 /// write waits behind it. And forgets, under the entry's lock, what the driver knew of the old bytes.
 struct VersionReset: Sendable {
-    let core: EntryCore
+    let context: EntryContext
     let index: IndexWriter
 
     /// Forgets what the driver knows of the stored bytes after the state changed version, with the lock held;
     /// the caller then has the write queue run `perform` (`ChunkWriter.catchUp`) and runs the revocations
-    /// (`EntryCore.notifyReaders`).
-    static func begin(in inner: inout EntryInner) {
-        inner.revisions &+= 1
-        inner.arriving.removeAll()
-        inner.blockUse.removeAll()
-        inner.edgeSums.removeAll()
-        inner.trusted.removeAll()
-        inner.hashers.removeAll()
-        inner.distrusted = ByteRangeSet()
-        inner.discards.removeAll()
-        // The holders of old slices are asked at once to give them back (`EntryCore.runRevocations`, after the
+    /// (`EntryContext.notifyReaders`).
+    static func begin(in entry: inout LockedEntry) {
+        entry.planInvalidations &+= 1
+        entry.arriving.removeAll()
+        entry.blockUse.removeAll()
+        entry.edgeSums.removeAll()
+        entry.trusted.removeAll()
+        entry.hashers.removeAll()
+        entry.distrusted = ByteRangeSet()
+        entry.discards.removeAll()
+        entry.leadingBytes = nil
+        // The holders of old slices are asked at once to give them back (`EntryContext.runRevocations`, after the
         // lock): the file is emptied only once they have.
-        inner.revocations += inner.leases.values.map(\.revoke)
+        entry.revocations += entry.leases.values.map(\.revoke)
     }
 
     /// Does what the last version change owes, on the write queue. Returns `false` while the old version's
     /// slices are out (they have been revoked; writes wait for `SliceLender.slicesReturned`).
     func perform() throws -> Bool {
         for _ in 0..<Self.rounds {
-            let (step, generation, record, file) = core.inner.withLock { inner in
-                let step = inner.state.resetStep(slicesOut: !inner.leases.isEmpty)
+            let (step, versionNumber, record, file) = context.locked.withLock { entry in
+                let step = entry.state.resetStep(slicesOut: !entry.leases.isEmpty)
                 var record: EntryRecord?
                 if case .clearRecord(let info) = step {
-                    let schedule = inner.state.record
+                    let schedule = entry.state.record
                     record = EntryRecord(
-                        url: core.displayURL, info: info, ranges: ByteRangeSet(), created: schedule.created,
+                        url: context.displayURL, info: info, ranges: ByteRangeSet(), created: schedule.created,
                         lastAccess: schedule.lastAccess, pinned: schedule.pinned,
-                        keyCheck: core.environment.codec.keyCheck)
+                        keyCheck: context.environment.codec.keyCheck)
                 }
-                return (step, inner.state.generation, record, inner.file)
+                return (step, entry.state.versionNumber, record, entry.file)
             }
             switch step {
             case nil:
@@ -46,22 +47,22 @@ struct VersionReset: Sendable {
             case .waitForSlices:
                 return false
             case .clearRecord(let info):
-                if let record { try index.serially { try core.store.save(record, key: core.key) } }
-                done(.clearRecord(info), generation)
+                if let record { try index.serially { try context.store.save(record, key: context.key) } }
+                done(.clearRecord(info), versionNumber)
             case .removeFiles:
-                index.serially { core.store.remove(key: core.key) }
+                index.serially { context.store.remove(key: context.key) }
                 // Slices still out keep reading the removed file; the next write opens a new one.
                 var closing: BlockFile?
-                done(.removeFiles, generation) { inner in
-                    closing = inner.file
-                    inner.file = nil
+                done(.removeFiles, versionNumber) { entry in
+                    closing = entry.file
+                    entry.file = nil
                 }
                 closing?.close()
             case .emptyFile:
-                let file = try file ?? core.store.openFile(key: core.key, codec: core.environment.codec)
+                let file = try file ?? context.store.openFile(key: context.key, codec: context.environment.codec)
                 try file.truncate()
-                done(.emptyFile, generation) { inner in
-                    if inner.file == nil { inner.file = file }
+                done(.emptyFile, versionNumber) { entry in
+                    if entry.file == nil { entry.file = file }
                 }
             }
         }
@@ -74,12 +75,12 @@ struct VersionReset: Sendable {
     /// Reports `step` done to the state and runs `update`, unless another version came meanwhile: its reset
     /// starts over.
     private func done(
-        _ step: EngineState.ResetStep, _ generation: Int, _ update: (inout EntryInner) -> Void = { _ in }
+        _ step: EngineState.ResetStep, _ versionNumber: Int, _ update: (inout LockedEntry) -> Void = { _ in }
     ) {
-        core.inner.withLock { inner in
-            guard inner.state.generation == generation, inner.state.isResetting else { return }
-            inner.state.resetStepDone(step, generation: generation)
-            update(&inner)
+        context.locked.withLock { entry in
+            guard entry.state.versionNumber == versionNumber, entry.state.isResetting else { return }
+            entry.state.resetStepDone(step, versionNumber: versionNumber)
+            update(&entry)
         }
     }
 }

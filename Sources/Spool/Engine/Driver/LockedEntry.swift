@@ -1,8 +1,8 @@
 import Foundation
 
-/// The state of one entry that only its lock (`EntryCore.inner`) guards: the decisions, the open data file,
+/// The state of one entry that only its lock (`EntryContext.locked`) guards: the decisions, the open data file,
 /// the tasks and waiters, and the bookkeeping of index writes, checksums, slices and eviction.
-struct EntryInner {
+struct LockedEntry {
     var state: EngineState
     /// Whether the index record and the data file have been read (`ResourceEngine.open`).
     var opening = Opening.notStarted
@@ -15,13 +15,16 @@ struct EntryInner {
     /// Requests whose body is held back (`FetchRunner.holdBack`), by request number, waiting for their
     /// readers to change.
     var holdWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    /// Counts the wake-ups of held requests, so one never sleeps through a reader that came before it waited.
-    var holdChanges: UInt64 = 0
+    /// Counts the wake-ups of held requests (`EntryContext.wakeHolds`): a held request compares it before and
+    /// after it looks, so it never sleeps through a reader that came before it waited.
+    var holdWakeups: UInt64 = 0
     /// Callers of `ResourceEngine.contentInfo` waiting for a discovery, by waiter number.
     var infoWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextInfoWaiter = 0
-    /// Counts state changes, so a reader never sleeps through one that happened before it waited.
-    var changes: UInt64 = 0
+    /// Counts the wake-ups of readers (`EntryContext.notifyReaders`, `arrived`): every change a reader may wait
+    /// for. A reader compares it before and after its step, so it never sleeps through one that happened
+    /// before it waited.
+    var readerWakeups: UInt64 = 0
     var users = 0
     /// What origin responses delivered and the writes have not stored yet, for readers waiting for it.
     var arriving = ArrivingBytes()
@@ -55,6 +58,19 @@ struct EntryInner {
     /// When each block was last written or read in this process; blocks not in it are older.
     var blockUse: [Int64: Date] = [:]
     var saltCache: (info: ContentInfo, salt: Data)?
+    /// The resource's first bytes (`leadingByteCount`, or all of a shorter one), once this engine has read or
+    /// written them: what the proxy tells a playlist by when it answers from stored bytes on its event loop,
+    /// without a read there (`SpoolCache.lendStored`).
+    var leadingBytes: Data?
+    static let leadingByteCount = 16
+
+    /// Keeps the first bytes of the resource when `data`, at `offset`, holds them.
+    mutating func noteLeadingBytes(_ data: Data, at offset: Int64) {
+        guard offset == 0, leadingBytes == nil, let length = state.info?.length else { return }
+        let wanted = Int(min(Int64(Self.leadingByteCount), length))
+        if data.count >= wanted { leadingBytes = Data(data.prefix(wanted)) }
+    }
+
     /// The checksums of partial blocks, as the stored ranges are now.
     var edgeSums: EdgeSums = [:]
     /// Blocks whose stored bytes this engine has checked or written itself: read without checking again.
@@ -62,9 +78,10 @@ struct EntryInner {
     /// The running checksums of the partial blocks this engine is filling; any other change to a block's
     /// stored bytes drops its entry.
     var hashers: [Int64: BlockHasher] = [:]
-    /// Counts the changes that can invalidate a read done off the lock: stored bytes discarded (damage,
-    /// eviction, a new version) and another process's bytes adopted into blocks checked here.
-    var revisions: UInt64 = 0
+    /// Counts the changes that invalidate a read or write planned under the lock and done off it
+    /// (`BlockSnapshot`, `StoredReader.Plan`): stored bytes discarded (damage, eviction, a new version) and
+    /// another process's bytes adopted into blocks checked here. A plan made before one is made again.
+    var planInvalidations: UInt64 = 0
     /// Bytes found damaged here, or claimed by the record beyond its data file's end when the entry opened
     /// (the file was cut short or emptied): never taken back from a record on disk, or a reader could go round
     /// between adopting and rejecting them, and a file grown again past them would have them claimed as holes.
@@ -98,12 +115,16 @@ struct EntryInner {
         let revoke: @Sendable () -> Void
     }
 
-    mutating func openFile(_ environment: EngineEnvironment, key: String) throws -> BlockFile {
-        if let file { return file }
-        let opened = try environment.store.openFile(key: key, codec: environment.codec)
-        file = opened
-        return opened
+    /// The open data file; throws `FileNotOpen` when it is not open yet: opening it (an `open` and a `flock`
+    /// that may wait) is blocking work, never done under the lock. The caller opens it off the lock
+    /// (`EntryContext.openFile`) and plans again.
+    func openedFile() throws -> BlockFile {
+        guard let file else { throw FileNotOpen() }
+        return file
     }
+
+    /// Work planned under the lock needs the data file, which is not open yet.
+    struct FileNotOpen: Error {}
 
     /// The salt of the version the stored bytes belong to.
     mutating func salt(key: String) -> Data {
@@ -124,7 +145,7 @@ struct EntryInner {
         guard !arriving.isEmpty, !state.stored.contains(position),
             let allowed = state.arrivingReadLimit(reader: id, position: position),
             let data = arriving.bytes(
-                at: position, generation: state.generation, limit: min(limit, allowed),
+                at: position, versionNumber: state.versionNumber, limit: min(limit, allowed),
                 storedUpTo: { [state] in state.storedEnd(of: $0) })
         else { return nil }
         let range = position..<position + Int64(data.count)
@@ -146,7 +167,7 @@ struct EntryInner {
 
     /// Records that reader `id` delivered `range`, of the current version, at `now`.
     mutating func delivered(_ range: Range<Int64>, to id: Int, at now: Date) {
-        state.markDelivered(reader: id, generation: state.generation)
+        state.markDelivered(reader: id, versionNumber: state.versionNumber)
         readerPositions[id] = range.upperBound
         for block in BlockLayout.blocks(in: range) { blockUse[block] = now }
     }
@@ -154,7 +175,7 @@ struct EntryInner {
     /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are to be cleared (`discards`),
     /// readers that need them fetch them again.
     mutating func forget(_ ranges: [Range<Int64>]) {
-        revisions &+= 1
+        planInvalidations &+= 1
         for range in ranges where !range.isEmpty {
             for block in BlockLayout.blocks(in: range) {
                 edgeSums[block] = nil
@@ -165,6 +186,6 @@ struct EntryInner {
             distrusted.insert(range)
             discards.append(range)
         }
-        changes &+= 1
+        readerWakeups &+= 1
     }
 }

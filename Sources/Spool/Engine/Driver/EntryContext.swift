@@ -5,12 +5,12 @@ import Foundation
 ///
 /// Every part (`FetchRunner`, `ChunkWriter`, `StoredReader`, `SliceLender`, `IndexWriter`, `VersionReset`)
 /// holds this and nothing of the others' state; continuations and revocations are resumed outside the lock.
-final class EntryCore: Sendable {
+final class EntryContext: Sendable {
     let key: String
     let url: URL
     let origin: any Origin
     let environment: EngineEnvironment
-    let inner: LockedBox<EntryInner>
+    let locked: LockedBox<LockedEntry>
     /// Tells the cache that the engine has nothing left running and no user.
     let becameIdle: @Sendable () -> Void
 
@@ -23,8 +23,8 @@ final class EntryCore: Sendable {
         self.origin = origin
         self.environment = environment
         self.becameIdle = becameIdle
-        inner = LockedBox(
-            EntryInner(
+        locked = LockedBox(
+            LockedEntry(
                 state: EngineState(
                     policy: environment.policy, info: nil, stored: ByteRangeSet(), storageIsShared: true,
                     created: environment.clock.date)), rank: .entry)
@@ -38,30 +38,30 @@ final class EntryCore: Sendable {
     /// Wakes every reader waiting for a change, after running the revocations queued under the lock.
     func notifyReaders() {
         runRevocations()
-        let waiters = inner.withLock(Self.takeWaiters)
+        let waiters = locked.withLock(Self.takeWaiters)
         for waiter in waiters { waiter.resume() }
     }
 
     /// Counts a change and takes every waiting reader's continuation (and every waiter for the content
     /// information), for the caller to resume after the lock.
-    private static func takeWaiters(_ inner: inout EntryInner) -> [CheckedContinuation<Void, Never>] {
-        inner.changes &+= 1
+    private static func takeWaiters(_ entry: inout LockedEntry) -> [CheckedContinuation<Void, Never>] {
+        entry.readerWakeups &+= 1
         defer {
-            inner.waiters.removeAll()
-            inner.infoWaiters.removeAll()
+            entry.waiters.removeAll()
+            entry.infoWaiters.removeAll()
         }
-        return Array(inner.waiters.values) + inner.infoWaiters.values
+        return Array(entry.waiters.values) + entry.infoWaiters.values
     }
 
     /// Offers `chunk`, which request `fetch` received for resource offset `offset`, to readers until it is
     /// stored (`ArrivingBytes`), and wakes those waiting. A request the state no longer runs offers nothing.
     func arrived(_ chunk: Data, at offset: Int64, fetch: Int) {
-        let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
-            guard inner.state.isRunning(fetch: fetch) else { return [] }
-            inner.arriving.add(chunk, at: offset, fetch: fetch, generation: inner.state.generation)
+        let waiters = locked.withLock { entry -> [CheckedContinuation<Void, Never>] in
+            guard entry.state.isRunning(fetch: fetch) else { return [] }
+            entry.arriving.add(chunk, at: offset, fetch: fetch, versionNumber: entry.state.versionNumber)
             // Counted even with nobody waiting: a reader between its step and its wait compares the count, or
             // it would sleep through these bytes until the next change (a write that may not come soon).
-            return Self.takeWaiters(&inner)
+            return Self.takeWaiters(&entry)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -70,19 +70,19 @@ final class EntryCore: Sendable {
     /// joined or started waiting for a request, which may end a hold for an abandoned request or one that
     /// paused for playback elsewhere.
     func wakeHolds() {
-        let holds = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
-            inner.holdChanges &+= 1
-            defer { inner.holdWaiters.removeAll() }
-            return Array(inner.holdWaiters.values)
+        let holds = locked.withLock { entry -> [CheckedContinuation<Void, Never>] in
+            entry.holdWakeups &+= 1
+            defer { entry.holdWaiters.removeAll() }
+            return Array(entry.holdWaiters.values)
         }
         for hold in holds { hold.resume() }
     }
 
     /// Runs the slice revocations queued under the lock.
     func runRevocations() {
-        let revocations = inner.withLock { inner in
-            defer { inner.revocations.removeAll() }
-            return inner.revocations
+        let revocations = locked.withLock { entry in
+            defer { entry.revocations.removeAll() }
+            return entry.revocations
         }
         for revoke in revocations { revoke() }
     }
@@ -90,20 +90,42 @@ final class EntryCore: Sendable {
     /// Returns once `ready` holds (checked under the lock) or the task is cancelled. Until then the caller waits
     /// in `waiters` under `id`, for whoever makes `ready` true to resume it outside the lock.
     func suspend(
-        id: Int, in waiters: WritableKeyPath<EntryInner, [Int: CheckedContinuation<Void, Never>]> & Sendable,
-        until ready: (EntryInner) -> Bool
+        id: Int, in waiters: WritableKeyPath<LockedEntry, [Int: CheckedContinuation<Void, Never>]> & Sendable,
+        until ready: (LockedEntry) -> Bool
     ) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = inner.withLock { inner in
-                    if ready(inner) || Task.isCancelled { return true }
-                    inner[keyPath: waiters][id] = continuation
+                let now = locked.withLock { entry in
+                    if ready(entry) || Task.isCancelled { return true }
+                    entry[keyPath: waiters][id] = continuation
                     return false
                 }
                 if now { continuation.resume() }
             }
         } onCancel: {
-            inner.withLock { $0[keyPath: waiters].removeValue(forKey: id) }?.resume()
+            locked.withLock { $0[keyPath: waiters].removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Opens the data file on `BlockingIO`, off the lock, unless it is open (work planned under the lock found
+    /// it closed: `LockedEntry.FileNotOpen`). A version change owing its disk work opens it itself.
+    func openFile() async throws {
+        let (store, key, codec, locked, problems) = (store, key, environment.codec, locked, environment.problems)
+        try await BlockingIO.run {
+            guard locked.withLock({ $0.file == nil && !$0.state.isResetting }) else { return }
+            let opened: BlockFile
+            do {
+                opened = try store.openFile(key: key, codec: codec)
+            } catch {
+                if case .storage(let reason) = error as? SpoolError { problems.report(.storageFailed(reason)) }
+                throw error
+            }
+            let extra = locked.withLock { entry -> BlockFile? in
+                guard entry.file == nil, !entry.state.isResetting else { return opened }
+                entry.file = opened
+                return nil
+            }
+            extra?.close()
         }
     }
 

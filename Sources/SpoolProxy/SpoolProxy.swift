@@ -235,6 +235,13 @@ public final class SpoolProxy: Sendable {
         }
     }
 
+    /// Returns once no HLS read-ahead runs (those cancelled included): for tests that check what was read
+    /// ahead once it has stopped, rather than waiting a while.
+    package func readAheadSettled() async {
+        guard let running = try? running() else { return }
+        await running.responder.readAhead.settled()
+    }
+
     private func running() throws -> Running {
         try state.withLock { state in
             guard case .running(let running) = state else { throw ProxyError.notRunning }

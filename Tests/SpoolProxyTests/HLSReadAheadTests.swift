@@ -15,13 +15,11 @@ final class HLSReadAheadTests: XCTestCase {
 
         _ = try await Self.get(paths[0], from: fixture)
         try await waitUntilCached(fixture, segments[1...2])
-        try await Task.sleep(for: .milliseconds(300))
         let cachedBytes1 = await cachedBytes(fixture, segments[3])
         XCTAssertEqual(cachedBytes1, 0, "2.5 s past segment 0 ends at segment 2")
 
         _ = try await Self.get(paths[2], from: fixture)
         try await waitUntilCached(fixture, segments[3...4])
-        try await Task.sleep(for: .milliseconds(300))
         let cachedBytes2 = await cachedBytes(fixture, segments[5])
         XCTAssertEqual(cachedBytes2, 0)
         let requests = try fixture.nginx.accessLog().filter { $0.path.hasSuffix(".ts") }.map(\.path)
@@ -46,7 +44,6 @@ final class HLSReadAheadTests: XCTestCase {
         let highSegments = lines(try await get(variants[1]))
         _ = try await get(highSegments[1])
         try await waitUntilCached(fixture, high[2...2])
-        try await Task.sleep(for: .milliseconds(300))
         let cachedBytes3 = await cachedBytes(fixture, high[3])
         XCTAssertEqual(cachedBytes3, 0, "1.5 s past segment 1 ends at segment 2")
         let cachedBytes4 = await cachedBytes(fixture, low[3])
@@ -74,8 +71,7 @@ final class HLSReadAheadTests: XCTestCase {
         // The low variant's read-ahead has begun (30 s of window: all seven segments after the first).
         let highSegments = lines(try await get(variants[1]))
         _ = try await get(highSegments[0])
-        try await waitUntilCached(fixture, high[1...2], attempts: 200)
-        try await Task.sleep(for: .milliseconds(600))
+        try await waitUntilCached(fixture, high[1...2])
         let low = Set(try fixture.nginx.accessLog().map(\.path).filter { $0.hasPrefix("/low") && $0.hasSuffix(".ts") })
         XCTAssertLessThanOrEqual(low.count, 3, "the low variant's read-ahead went on after the switch: \(low.sorted())")
         XCTAssertTrue(low.contains("/low0.ts"))
@@ -86,7 +82,7 @@ final class HLSReadAheadTests: XCTestCase {
         let segments = try writeStream(fixture, name: "a", count: 3)
         let paths = Self.proxyPaths(in: try await Self.get(try fixture.proxyURL("a.m3u8").path, from: fixture))
         _ = try await Self.get(try XCTUnwrap(paths.first), from: fixture)
-        try await Task.sleep(for: .milliseconds(500))
+        await fixture.proxy.readAheadSettled()
         let cachedBytes6 = await cachedBytes(fixture, segments[1])
         XCTAssertEqual(cachedBytes6, 0)
     }
@@ -127,16 +123,14 @@ final class HLSReadAheadTests: XCTestCase {
         await fixture.cache.cachedRanges(for: Resource(url: url)).byteCount
     }
 
+    /// Waits for the read-ahead to stop (no polling: the proxy says when none runs), then checks `urls` are
+    /// cached whole.
     private func waitUntilCached(
-        _ fixture: ProxyFixture, _ urls: ArraySlice<URL>, attempts: Int = 100, file: StaticString = #filePath,
-        line: UInt = #line
+        _ fixture: ProxyFixture, _ urls: ArraySlice<URL>, file: StaticString = #filePath, line: UInt = #line
     ) async throws {
-        for _ in 0..<attempts {
-            var allReadAhead = true
-            for url in urls where await cachedBytes(fixture, url) != 150_000 { allReadAhead = false }
-            if allReadAhead { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        XCTFail("not read ahead: \(urls.map(\.lastPathComponent))", file: file, line: line)
+        await fixture.proxy.readAheadSettled()
+        var missing: [String] = []
+        for url in urls where await cachedBytes(fixture, url) != 150_000 { missing.append(url.lastPathComponent) }
+        XCTAssertEqual(missing, [], "not read ahead", file: file, line: line)
     }
 }

@@ -26,7 +26,7 @@ final class PlaybackGate: Sendable {
         /// When the waits that ended last filled no more than `busyShare` of the window any more.
         var busyUntil: TimeInterval = -.infinity
         /// Counts the playback waits that ended: the events that can end the need before its time.
-        var readerWakeups: UInt64 = 0
+        var endedWaits: UInt64 = 0
         /// Whoever waits for the next of those (`waitForChange`), by watcher number.
         var watchers: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWatcher = 0
@@ -68,7 +68,7 @@ final class PlaybackGate: Sendable {
             state.ended.append((wait.since, now))
             // From now on the window may empty by itself: when it does is known now, whoever asks later.
             _ = needEnds(in: &state, now: now)
-            state.readerWakeups &+= 1
+            state.endedWaits &+= 1
             defer { state.watchers.removeAll() }
             return Array(state.watchers.values)
         }
@@ -86,7 +86,7 @@ final class PlaybackGate: Sendable {
     func need() -> (remaining: TimeInterval, seen: UInt64) {
         let now = clock.uptime
         return state.withLock { state in
-            (needEnds(in: &state, now: now).map { max(0, $0 - now) } ?? .infinity, state.readerWakeups)
+            (needEnds(in: &state, now: now).map { max(0, $0 - now) } ?? .infinity, state.endedWaits)
         }
     }
 
@@ -160,7 +160,7 @@ final class PlaybackGate: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
-                    if state.readerWakeups != seen || Task.isCancelled { return true }
+                    if state.endedWaits != seen || Task.isCancelled { return true }
                     state.watchers[id] = continuation
                     return false
                 }

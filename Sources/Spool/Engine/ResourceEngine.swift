@@ -281,6 +281,16 @@ final class ResourceEngine: Sendable {
         context.notifyReaders()
     }
 
+    /// Returns once no origin request (nor a discovery) runs: each running task is awaited, and any started
+    /// meanwhile (a retry's try) after it. For tests.
+    func requestsEnded() async {
+        for _ in 0..<1000 {
+            let running = locked.withLock { Array($0.tasks.values) + ($0.discoveryTask.map { [$0] } ?? []) }
+            guard !running.isEmpty else { return }
+            for task in running { await task.value }
+        }
+    }
+
     /// Waits for the running origin requests to end, then brings the index up to date. Abandoned requests
     /// end at once: nothing will join them.
     func settle() async {

@@ -13,6 +13,9 @@ struct PreloadJob: Sendable {
     /// The most passes over one range's gaps: a pass ends with them stored unless another process or an
     /// eviction took some back meanwhile.
     static let maximumAttempts = 3
+    /// How often a download reports its progress while it runs: every 256 KiB, a progress bar's step for an
+    /// item of a few MB, not an event per chunk.
+    static let progressStep: Int64 = 256 * 1024
 
     /// Plans `item` and downloads the plan; returns the bytes of the plan stored.
     func run(_ item: PreloadItem) async throws -> Int64 {
@@ -36,20 +39,24 @@ struct PreloadJob: Sendable {
                 total += length
             }
             onProgress(.loading(bytes: done, total: total))
-            try await store(piece.resource, range)
+            let (before, planned) = (done, total)
+            try await store(piece.resource, range) { onProgress(.loading(bytes: before + $0, total: planned)) }
             done += range.upperBound - range.lowerBound
         }
         onProgress(.loading(bytes: done, total: total))
         return done
     }
 
-    /// Stores `range` of `resource`, giving way to playback.
-    private func store(_ resource: Resource, _ range: Range<Int64>) async throws {
+    /// Stores `range` of `resource`, giving way to playback; tells `progress` how many bytes of `range` are
+    /// stored every `progressStep` while it reads.
+    private func store(_ resource: Resource, _ range: Range<Int64>, progress: (Int64) -> Void) async throws {
         let key = cache.key(for: resource)
         onStored(key, [])
         for _ in 0..<Self.maximumAttempts {
             let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
             guard !gaps.isEmpty else { return }
+            var stored = gaps.reduce(range.upperBound - range.lowerBound) { $0 - ($1.upperBound - $1.lowerBound) }
+            var reported = stored
             for gap in gaps {
                 try Task.checkCancellation()
                 await cache.gate.waitForPlayback()
@@ -60,7 +67,17 @@ struct PreloadJob: Sendable {
                     extent: .whole)
                 // What was stored is reported whether the read ended or failed.
                 var failure: (any Error)?
-                do { for try await _ in stream {} } catch { failure = error }
+                do {
+                    for try await chunk in stream {
+                        stored += Int64(chunk.count)
+                        if stored - reported >= Self.progressStep {
+                            reported = stored
+                            progress(stored)
+                        }
+                    }
+                } catch {
+                    failure = error
+                }
                 onStored(key, await cache.cachedRanges(for: resource).intersection(gap))
                 if let failure { throw failure }
             }

@@ -48,6 +48,8 @@ final class SegmentReadAhead: Sendable {
         var slots: [String: String] = [:]
         var running: [String: Running] = [:]
         var lastRunID = 0
+        /// Every run's task until it ends, cancelled ones included, by run.
+        var live: [Int: Task<Void, Never>] = [:]
     }
 
     private let state = LockedBox(State())
@@ -133,6 +135,7 @@ final class SegmentReadAhead: Sendable {
             state.lastRunID += 1
             let id = state.lastRunID
             let task = Task { await self.run(slot: slot, id: id) }
+            state.live[id] = task
             state.running[slot] = Running(
                 id: id, playlist: name, position: index, task: task, started: cache.clock.uptime)
             return cancelled
@@ -160,6 +163,17 @@ final class SegmentReadAhead: Sendable {
         }
         state.withLock { state in
             if state.running[slot]?.id == id { state.running[slot] = nil }
+            state.live[id] = nil
+        }
+    }
+
+    /// Returns once no read-ahead runs, those cancelled included (their requests have ended): for tests that
+    /// check what was read ahead, and nothing more, once it has stopped.
+    func settled() async {
+        for _ in 0..<1000 {
+            let tasks = state.withLock { Array($0.live.values) }
+            guard !tasks.isEmpty else { return }
+            for task in tasks { await task.value }
         }
     }
 

@@ -17,14 +17,16 @@ final class PreloaderTests: XCTestCase {
         let items = (0..<4).map { PreloadItem(url: fixture.originURL("v\($0).mp4"), id: "v\($0)") }
         let preloader = SpoolPreloader(cache: fixture.cache)
         let events = preloader.events()
+        let changes = preloader.events()
         preloader.setItems(items, current: 0)
         // The current item first, then the two ahead.
-        try await waitUntil(preloader, ["v0", "v1", "v2"], are: { if case .loaded = $0 { true } else { false } })
+        try await waitUntil(
+            preloader, ["v0", "v1", "v2"], are: { if case .loaded = $0 { true } else { false } }, changes: changes)
         XCTAssertNil(preloader.state(of: "v3"), "v3 is outside the window (two ahead)")
         try await fixture.assertPlaysWithoutRefetching("v1.mp4", seconds: 3)
         try await fixture.assertPlaysWithoutRefetching("v2.mp4", seconds: 3)
         preloader.setCurrent(2)
-        try await waitUntil(preloader, ["v3"], are: { if case .loaded = $0 { true } else { false } })
+        try await waitUntil(preloader, ["v3"], are: { if case .loaded = $0 { true } else { false } }, changes: changes)
         try await fixture.assertPlaysWithoutRefetching("v3.mp4", seconds: 3)
         await preloader.stop()
 
@@ -57,17 +59,18 @@ final class PreloaderTests: XCTestCase {
         // The current item and the two ahead at once.
         let preloader = SpoolPreloader(
             cache: fixture.cache, configuration: PreloadConfiguration(maximumConcurrentDownloads: 3))
+        let changes = preloader.events()
         preloader.setItems(items, current: 0)
-        // 4 MB at 1 MB/s: the downloads are under way.
-        try await Task.sleep(for: .milliseconds(700))
+        // 4 MB at 1 MB/s: the downloads are under way once f1 has stored bytes.
+        try await waitUntil(preloader, ["f1"], are: Self.hasBytes, changes: changes)
         let cachedBefore = await fixture.cache.cachedRanges(for: items[1].resource).byteCount
         XCTAssertGreaterThan(cachedBefore, 0)
         XCTAssertLessThan(cachedBefore, 4_000_000)
         preloader.setCurrent(5)
-        try await waitUntil(preloader, ["f1", "f2"], are: { $0 == .cancelled }, attempts: 20)
-        // Nothing more arrives for them.
+        try await waitUntil(preloader, ["f1", "f2"], are: { $0 == .cancelled }, changes: changes)
+        // Nothing more arrives for them once their requests have ended.
         let cachedAfterCancel = await fixture.cache.cachedRanges(for: items[1].resource).byteCount
-        try await Task.sleep(for: .milliseconds(500))
+        await fixture.cache.requestsEnded(for: items[1].resource)
         let storedRanges1 = await fixture.cache.cachedRanges(for: items[1].resource)
         XCTAssertLessThanOrEqual(
             storedRanges1.byteCount - cachedAfterCancel, 256 * 1024)
@@ -97,8 +100,9 @@ final class PreloaderTests: XCTestCase {
         try fixture.serveGenerated("playing.bin", length: 3_000_000, seed: 2)
         let next = PreloadItem(url: link.url(for: "/next.bin"), id: "next", target: .bytes(6_000_000))
         let preloader = SpoolPreloader(cache: cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
+        let changes = preloader.events()
         preloader.setItems([PreloadItem(url: link.url(for: "/playing.bin"), id: "playing"), next], current: 0)
-        try await Task.sleep(for: .milliseconds(600))
+        try await waitUntil(preloader, ["next"], are: Self.hasBytes, changes: changes)
         let storedRanges2 = await cache.cachedRanges(for: next.resource)
         XCTAssertGreaterThan(storedRanges2.byteCount, 0, "the preload runs")
         // A player reads 3 MB. Had the preload shared the link meanwhile, it would carry about twice that; the
@@ -110,7 +114,8 @@ final class PreloaderTests: XCTestCase {
         XCTAssertEqual(played, 3_000_000)
         // What the preload's socket held when it paused (and the first round trip's overlap) is all it got.
         XCTAssertLessThanOrEqual(carried, 3_000_000 + 1_200_000, "the preload shared the link with playback")
-        try await waitUntil(preloader, ["next"], are: { if case .loaded = $0 { true } else { false } })
+        try await waitUntil(
+            preloader, ["next"], are: { if case .loaded = $0 { true } else { false } }, changes: changes)
         let storedRanges1 = await cache.cachedRanges(for: next.resource)
         XCTAssertEqual(storedRanges1.byteCount, 6_000_000)
         await preloader.stop()
@@ -123,13 +128,26 @@ final class PreloaderTests: XCTestCase {
 
     // MARK: Helpers
 
+    /// Waits, without polling, until each of `ids` is in a state `matches` accepts: it looks again at every change
+    /// the preloader reports on `changes` (subscribed before the changes could happen), within a hang bound.
     private func waitUntil(
-        _ preloader: SpoolPreloader, _ ids: [String], are matches: (PreloadState) -> Bool, attempts: Int = 400
+        _ preloader: SpoolPreloader, _ ids: [String], are matches: @escaping @Sendable (PreloadState) -> Bool,
+        changes: AsyncStream<PreloadEvent>, file: StaticString = #filePath, line: UInt = #line
     ) async throws {
-        for _ in 0..<attempts {
-            if ids.allSatisfy({ preloader.state(of: $0).map(matches) == true }) { return }
-            try await Task.sleep(for: .milliseconds(50))
+        let reached = try await withinHangBound {
+            var iterator = changes.makeAsyncIterator()
+            while !ids.allSatisfy({ preloader.state(of: $0).map(matches) == true }) {
+                guard await iterator.next() != nil else { return false }
+            }
+            return true
         }
-        XCTFail("states: \(ids.map { "\($0): \(String(describing: preloader.state(of: $0)))" })")
+        XCTAssertEqual(
+            reached, true, "states: \(ids.map { "\($0): \(String(describing: preloader.state(of: $0)))" })",
+            file: file, line: line)
+    }
+
+    /// Whether a state is `.loading` with some bytes stored.
+    private static let hasBytes: @Sendable (PreloadState) -> Bool = {
+        if case .loading(let bytes, _) = $0 { bytes > 0 } else { false }
     }
 }

@@ -41,13 +41,15 @@ extension EngineState {
     }
 
     /// Records that the driver did `step` for the version numbered `done`, unless another version came
-    /// meanwhile: then its reset starts over, from the record.
-    mutating func resetStepDone(_ step: ResetStep, versionNumber done: Int) {
-        guard versionNumber == done, reset != nil else { return }
+    /// meanwhile: then its reset starts over, from the record. Returns whether it recorded it.
+    @discardableResult
+    mutating func resetStepDone(_ step: ResetStep, versionNumber done: Int) -> Bool {
+        guard versionNumber == done, reset != nil else { return false }
         switch step {
         case .clearRecord: reset?.recordCleared = true
         case .removeFiles, .emptyFile: reset = nil
         case .waitForSlices: break
         }
+        return true
     }
 }

@@ -5,9 +5,9 @@ import Foundation
 /// bookkeeping and a wake-up.
 ///
 /// Only responses whose version was checked (`EngineState.absorb`, `openDiscovered`) add bytes, each tagged
-/// with the versionNumber it belongs to, and a reader takes only its own versionNumber's: the bytes are the ones the
-/// write stores, so a reader never receives a byte the cache would not serve from disk. They are dropped once
-/// stored, when their request ends, and all at once when a new version resets the entry, so memory stays
+/// with the number of the version it belongs to, and a reader takes only its own version's: the bytes are the
+/// ones the write stores, so a reader never receives a byte the cache would not serve from disk. They are
+/// dropped once stored, when their request ends, and all at once when a new version resets the entry, so memory stays
 /// within what the requests' `ChunkPipe`s hold anyway (the chunks are shared, not copied).
 struct ArrivingBytes {
     private struct Chunk {

@@ -106,16 +106,8 @@ struct ChunkWriter: Sendable {
         }
         for range in discards { try? file?.discard(range) }
         guard try reset.perform() else { return false }
-        if context.locked.withLock({ $0.file == nil }) {
-            // A new entry's data file is created here, so that planning a write never opens it under the lock.
-            let opened = try context.store.openFile(key: context.key, codec: context.environment.codec)
-            let extra = context.locked.withLock { entry -> BlockFile? in
-                guard entry.file == nil, !entry.state.isResetting else { return opened }
-                entry.file = opened
-                return nil
-            }
-            extra?.close()
-        }
+        // A new entry's data file is created here, so that planning a write never opens it under the lock.
+        try context.openFileNow()
         return true
     }
 

@@ -17,17 +17,16 @@ final class DirectRead: @unchecked Sendable {
     private let clock: any SpoolClock
     private let end: Int64
     /// The first byte not delivered yet.
-    private(set) var position: Int64
+    private var position: Int64
     private var retries: RetryBudget
     private var running: Try?
     /// Chunks taken from the running try and not delivered yet.
     private var ready: [Data] = []
 
-    /// One try: its task, the pipe its body comes through, its watch, and how it failed.
+    /// One try: its task, the pipe its body comes through, and how it failed.
     private struct Try {
         let task: Task<Void, Never>
         let pipe: ChunkPipe
-        let watch: StallWatch
         let failure: LockedBox<(any Error)?>
         /// Whether bytes came through it.
         var progressed = false
@@ -140,6 +139,6 @@ final class DirectRead: @unchecked Sendable {
             }
         }
         watch.watch(task)
-        return Try(task: task, pipe: pipe, watch: watch, failure: failure)
+        return Try(task: task, pipe: pipe, failure: failure)
     }
 }

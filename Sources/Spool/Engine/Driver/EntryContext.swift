@@ -108,25 +108,31 @@ final class EntryContext: Sendable {
     }
 
     /// Opens the data file on `BlockingIO`, off the lock, unless it is open (work planned under the lock found
-    /// it closed: `LockedEntry.FileNotOpen`). A version change owing its disk work opens it itself.
+    /// it closed: `LockedEntry.FileNotOpen`); a failure is reported.
     func openFile() async throws {
-        let (store, key, codec, locked, problems) = (store, key, environment.codec, locked, environment.problems)
-        try await BlockingIO.run {
-            guard locked.withLock({ $0.file == nil && !$0.state.isResetting }) else { return }
-            let opened: BlockFile
+        let problems = environment.problems
+        try await BlockingIO.run { [self] in
             do {
-                opened = try store.openFile(key: key, codec: codec)
+                try openFileNow()
             } catch {
                 if case .storage(let reason) = error as? SpoolError { problems.report(.storageFailed(reason)) }
                 throw error
             }
-            let extra = locked.withLock { entry -> BlockFile? in
-                guard entry.file == nil, !entry.state.isResetting else { return opened }
-                entry.file = opened
-                return nil
-            }
-            extra?.close()
         }
+    }
+
+    /// Opens the data file and installs it, blocking, unless it is open or a version change still owes its
+    /// disk work (which opens it itself). Off every lock: the `open` and the `flock` run between two turns of
+    /// it, and a file another caller installed meanwhile wins.
+    func openFileNow() throws {
+        guard locked.withLock({ $0.file == nil && !$0.state.isResetting }) else { return }
+        let opened = try store.openFile(key: key, codec: environment.codec)
+        let extra = locked.withLock { entry -> BlockFile? in
+            guard entry.file == nil, !entry.state.isResetting else { return opened }
+            entry.file = opened
+            return nil
+        }
+        extra?.close()
     }
 
     /// Reports damaged stored bytes, once each, to the cache's problem handler.

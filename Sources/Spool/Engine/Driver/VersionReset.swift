@@ -78,8 +78,7 @@ struct VersionReset: Sendable {
         _ step: EngineState.ResetStep, _ versionNumber: Int, _ update: (inout LockedEntry) -> Void = { _ in }
     ) {
         context.locked.withLock { entry in
-            guard entry.state.versionNumber == versionNumber, entry.state.isResetting else { return }
-            entry.state.resetStepDone(step, versionNumber: versionNumber)
+            guard entry.state.resetStepDone(step, versionNumber: versionNumber) else { return }
             update(&entry)
         }
     }

@@ -50,7 +50,7 @@ final class AdapterBehaviourTests: XCTestCase {
         XCTAssertEqual(
             report.requestsReleased, 1, "AVFoundation cancels nothing: the adapter finishes the request itself")
         // No traffic once the item left the queue: no request of it runs in the engine any more.
-        try await fixture.until("no request runs") { !fixture.cache.isFetching(Resource(url: url)) }
+        await fixture.cache.requestsEnded(for: Resource(url: url))
         XCTAssertLessThan(fixture.origin.bodyBytesSent, 3_000_000)
         XCTAssertFalse(player.items().contains { $0 === item })
     }

@@ -21,16 +21,23 @@ final class PreloadAssetTests: XCTestCase {
         let preloader = SpoolPreloader(
             cache: fixture.cache,
             configuration: PreloadConfiguration(target: .bytes(800_000), waitsForCurrentItem: false))
+        // Subscribed before the items are set: no event is missed.
+        let events = preloader.events()
         preloader.setItems(assets.map { $0.preloadItem() }, current: 0)
         let next = assets[1].originalURL.absoluteString
-        // Every download done (the current asset's and the two ahead), so the origin is quiet.
-        func loaded(_ asset: SpoolAsset) -> Bool {
-            if case .loaded = preloader.state(of: asset.originalURL.absoluteString) { return true }
-            return false
+        // Every download done (the current asset's and the two ahead), so the origin is quiet: woken by the
+        // preloader's events, with a guard against a hang (no measurement).
+        let ids = Set(assets.map(\.originalURL.absoluteString))
+        let allLoaded = expectation(description: "every asset loaded")
+        let watching = Task {
+            var loaded = Set<String>()
+            for await event in events {
+                if case .loaded = event.state { loaded.insert(event.itemID) }
+                if loaded == ids { return allLoaded.fulfill() }
+            }
         }
-        for _ in 0..<400 where !assets.allSatisfy(loaded) {
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        await fulfillment(of: [allLoaded], timeout: 60)
+        watching.cancel()
         guard case .loaded(let bytes) = preloader.state(of: next) else {
             return XCTFail("not loaded: \(String(describing: preloader.state(of: next)))")
         }

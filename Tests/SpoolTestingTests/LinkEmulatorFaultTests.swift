@@ -112,8 +112,9 @@ final class LinkEmulatorFaultTests: XCTestCase {
         let received = client.readToEnd().count
         let resetAt = Date().timeIntervalSince(started)
         XCTAssertLessThan(received, 10_000_000)
+        // Not before its moment (a busy machine can only make it later): the body was cut by the scheduled
+        // reset, the only fault that can end it.
         XCTAssertGreaterThanOrEqual(resetAt, 0.25)
-        XCTAssertLessThan(resetAt, 2)
         XCTAssertTrue(eventually(timeout: 3) { link.isBlackedOut })
     }
 

@@ -30,6 +30,29 @@ final class PlaybackGate: Sendable {
         /// Whoever waits for the next of those (`waitForChange`), by watcher number.
         var watchers: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWatcher = 0
+        /// Tests waiting for the gate to reach a state (`until`), with the state they wait for.
+        var observers: [(condition: @Sendable (Observed) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        var observed: Observed {
+            Observed(startsWaiting: waits.values.filter(\.isStart).count, waits: waits.count, watchers: watchers.count)
+        }
+
+        /// Takes the observers whose condition now holds.
+        mutating func satisfiedObservers() -> [CheckedContinuation<Void, Never>] {
+            guard !observers.isEmpty else { return [] }
+            let now = observed
+            let ready = observers.filter { $0.condition(now) }.map(\.continuation)
+            observers.removeAll { $0.condition(now) }
+            return ready
+        }
+    }
+
+    /// What a test can wait for (`until`): playback waits in progress (starts among them), and reads ahead of
+    /// playback waiting for it to stop needing the link.
+    struct Observed: Sendable {
+        var startsWaiting: Int
+        var waits: Int
+        var watchers: Int
     }
 
     private let state = LockedBox(State())
@@ -49,11 +72,13 @@ final class PlaybackGate: Sendable {
     /// the wait's token for `playbackResumed`.
     func playbackWaits(isStart: Bool) -> Int {
         let now = clock.uptime
-        return state.withLock { state in
+        let (token, observers) = state.withLock { state in
             state.nextWait += 1
             state.waits[state.nextWait] = (now, isStart)
-            return state.nextWait
+            return (state.nextWait, state.satisfiedObservers())
         }
+        for observer in observers { observer.resume() }
+        return token
     }
 
     /// The wait `token` ended: the read got its bytes (or gave up).
@@ -70,7 +95,7 @@ final class PlaybackGate: Sendable {
             _ = needEnds(in: &state, now: now)
             state.endedWaits &+= 1
             defer { state.watchers.removeAll() }
-            return Array(state.watchers.values)
+            return Array(state.watchers.values) + state.satisfiedObservers()
         }
         for watcher in watchers { watcher.resume() }
     }
@@ -151,6 +176,19 @@ final class PlaybackGate: Sendable {
         }
     }
 
+    /// Returns once the gate's state satisfies `condition`: at once if it does. For tests, which wait for a
+    /// player to wait or a prefetch to give way instead of looking again and again.
+    func until(_ condition: @escaping @Sendable (Observed) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if condition(state.observed) { return true }
+                state.observers.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     /// Returns once a playback wait has ended after the count `seen` (`need()`), or on cancellation.
     func waitForChange(since seen: UInt64) async {
         let id = state.withLock { state -> Int in
@@ -159,12 +197,13 @@ final class PlaybackGate: Sendable {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.endedWaits != seen || Task.isCancelled { return true }
+                let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if state.endedWaits != seen || Task.isCancelled { return (true, []) }
                     state.watchers[id] = continuation
-                    return false
+                    return (false, state.satisfiedObservers())
                 }
                 if now { continuation.resume() }
+                for observer in observers { observer.resume() }
             }
         } onCancel: {
             state.withLock { $0.watchers.removeValue(forKey: id) }?.resume()

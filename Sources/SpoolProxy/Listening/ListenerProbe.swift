@@ -1,5 +1,8 @@
+import Dispatch
+import Foundation
 import NIOCore
 import NIOPosix
+import Spool
 
 /// Asks a listening address whether this proxy answers there: `GET /ping` with `Connection: close`, and the
 /// answer must carry the proxy's instance in `X-Spool-Instance`. A refused or silent connection fails; so
@@ -8,24 +11,29 @@ enum ListenerProbe {
     /// The field naming the proxy instance in answers to the ping.
     static let instanceField = "X-Spool-Instance"
 
-    /// Whether `instance` answers `GET path` at `address` within `timeout`.
+    /// Where the clock's timers land.
+    private static let timers = DispatchQueue(label: "spool.proxy.listener-probe")
+
+    /// Whether `instance` answers `GET path` at `address` within `timeout` seconds on `clock` (the connection
+    /// itself is timed by NIO's connect timeout, a socket option).
     static func answers(
-        at address: SocketAddress, path: String, instance: String, timeout: TimeAmount = .seconds(2)
+        at address: SocketAddress, path: String, instance: String, clock: any SpoolClock,
+        timeout: TimeInterval = 2
     ) async -> Bool {
         let group = MultiThreadedEventLoopGroup.singleton
         let loop = group.any()
         let answer = loop.makePromise(of: String.self)
         let request = "GET \(path) HTTP/1.1\r\nHost: spool\r\nConnection: close\r\n\r\n"
-        let timer = loop.scheduleTask(in: timeout) { answer.fail(ChannelError.connectTimeout(timeout)) }
+        // A promise completed twice keeps its first result: the timer that fires after the answer does nothing.
+        clock.schedule(at: clock.uptime + timeout, on: timers) { answer.fail(ProbeTimeout()) }
         var connected: Channel?
         defer {
-            timer.cancel()
             // Also when the answer never came (another program took the port and says nothing).
             connected?.close(promise: nil)
         }
         do {
             let channel = try await ClientBootstrap(group: loop)
-                .connectTimeout(timeout)
+                .connectTimeout(.nanoseconds(Int64(timeout * 1e9)))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HeadCollector(answer: answer))
@@ -42,6 +50,9 @@ enum ListenerProbe {
             return false
         }
     }
+
+    /// No answer came within the probe's timeout.
+    private struct ProbeTimeout: Error {}
 
     /// Collects the response head (at most 4 KiB) and completes `answer` with it.
     private final class HeadCollector: ChannelInboundHandler {

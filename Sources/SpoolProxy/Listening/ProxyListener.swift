@@ -262,7 +262,7 @@ final class ProxyListener: Sendable {
         var target = probeAddress
         target.port = port
         let answered = await ListenerProbe.answers(
-            at: target, path: scope + SpoolProxy.pingPath, instance: responder.instance)
+            at: target, path: scope + SpoolProxy.pingPath, instance: responder.instance, clock: responder.cache.clock)
         guard !answered else { return }
         handle { $0.lost(generation: generation, reason: "this proxy does not answer there") }
     }

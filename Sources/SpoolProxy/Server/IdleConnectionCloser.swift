@@ -1,4 +1,7 @@
+import Dispatch
+import Foundation
 import NIOCore
+import Spool
 
 /// Closes a connection that has neither read anything nor started a write for `timeout`, so stalled clients
 /// give their resources back.
@@ -7,19 +10,35 @@ import NIOCore
 /// three promises and callbacks per response, and a zero-length write for each response's end, which it made
 /// the encoder issue. Under many small requests that was a few percent of the proxy's CPU. Here a write counts
 /// when it starts; a response the client has stopped reading starts no new write (the body waits for the
-/// socket), so it still ends after `timeout`. Every method runs on the channel's event loop.
+/// socket), so it still ends after `timeout`. Every method runs on the channel's event loop; the timer runs on
+/// the cache's clock (`SpoolClock`), so a test moves the time instead of waiting two minutes.
 final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias InboundOut = NIOAny
     typealias OutboundIn = NIOAny
     typealias OutboundOut = NIOAny
 
-    private let timeout: TimeAmount
-    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
-    private var check: Scheduled<Void>?
+    /// What a timer holds: not the handler itself, so a closed connection is freed at once rather than when
+    /// its last timer (which the clock cannot cancel) comes due.
+    private struct WeakCloser {
+        weak var closer: IdleConnectionCloser?
+    }
 
-    init(timeout: TimeAmount) {
+    /// Where the clock's timers land before they hop to the connection's event loop.
+    private static let timers = DispatchQueue(label: "spool.proxy.idle-connections")
+
+    private let timeout: TimeInterval
+    private let clock: any SpoolClock
+    private var lastActivity: TimeInterval = 0
+    /// The connection while its timer is armed; nil once stopped.
+    private var context: ChannelHandlerContext?
+    /// Counts the timers set; a timer that is not the latest does nothing (the clock's timers cannot be
+    /// cancelled, so a stopped or moved one still fires).
+    private var timerNumber = 0
+
+    init(timeout: TimeInterval, clock: any SpoolClock) {
         self.timeout = timeout
+        self.clock = clock
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -41,38 +60,45 @@ final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastActivity = context.eventLoop.now
+        lastActivity = clock.uptime
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        lastActivity = context.eventLoop.now
+        lastActivity = clock.uptime
         context.write(data, promise: promise)
     }
 
     private func start(_ context: ChannelHandlerContext) {
-        guard check == nil else { return }
-        lastActivity = context.eventLoop.now
-        schedule(context, at: lastActivity + timeout)
+        guard self.context == nil else { return }
+        self.context = context
+        lastActivity = clock.uptime
+        schedule(at: lastActivity + timeout, on: context.eventLoop)
     }
 
     private func stop() {
-        check?.cancel()
-        check = nil
+        context = nil
+        timerNumber += 1
     }
 
-    /// One timer per connection, moved only when it fires: activity in between costs a clock read (the event
-    /// loop's, so a test's loop can move it).
-    private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
-        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-            guard check != nil else { return }
-            let due = lastActivity + timeout
-            if due <= context.eventLoop.now {
-                check = nil
-                context.close(promise: nil)
-            } else {
-                schedule(context, at: due)
-            }
+    /// One timer per connection, moved only when it fires: activity in between costs a clock read.
+    private func schedule(at deadline: TimeInterval, on loop: any EventLoop) {
+        timerNumber += 1
+        let number = timerNumber
+        let target = NIOLoopBound(WeakCloser(closer: self), eventLoop: loop)
+        clock.schedule(at: deadline, on: Self.timers) {
+            loop.execute { target.value.closer?.fire(number) }
+        }
+    }
+
+    private func fire(_ number: Int) {
+        guard number == timerNumber, let context else { return }
+        let due = lastActivity + timeout
+        if due <= clock.uptime {
+            stop()
+            context.close(promise: nil)
+        } else {
+            schedule(at: due, on: context.eventLoop)
         }
     }
 }

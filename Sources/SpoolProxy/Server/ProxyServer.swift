@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -15,7 +16,7 @@ final class ProxyServer: Sendable {
 
     /// A connection that neither reads nor writes for this long is closed, so stalled clients give their
     /// resources back. A client that is still reading a paused stream has its socket full, not idle.
-    static let idleTimeout = TimeAmount.seconds(120)
+    static let idleTimeout: TimeInterval = 120
 
     private let connections = LockedBox(ConnectionRegistry(), rank: .proxyConnections)
     /// What outlives every connection and listener: the HLS read-ahead, stopped last.
@@ -83,7 +84,8 @@ final class ProxyServer: Sendable {
         // Right above the encoder: every response head passes it, the protocol error handler's included.
         let encoder = try channel.pipeline.syncOperations.handler(type: HTTPResponseEncoder.self)
         try channel.pipeline.syncOperations.addHandler(DateFieldWriter(), position: .after(encoder))
-        try channel.pipeline.syncOperations.addHandler(IdleConnectionCloser(timeout: idleTimeout))
+        try channel.pipeline.syncOperations.addHandler(
+            IdleConnectionCloser(timeout: idleTimeout, clock: responder.cache.clock))
         // Before anything answers: a request from the local network without the token goes no further.
         if let gate {
             try channel.pipeline.syncOperations.addHandler(
@@ -94,7 +96,7 @@ final class ProxyServer: Sendable {
             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         let pace = ClientPace(
             channel: channel, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop),
-            grace: .nanoseconds(Int64(max(0, responder.configuration.hangUpGrace) * 1e9)))
+            grace: max(0, responder.configuration.hangUpGrace), clock: responder.cache.clock)
         return (connection, pace, slices)
     }
 

@@ -1,5 +1,8 @@
+import Dispatch
+import Foundation
 import NIOCore
 import NIOEmbedded
+import Spool
 import XCTest
 
 @testable import SpoolProxy
@@ -7,31 +10,71 @@ import XCTest
 /// The proxy closes a connection that neither reads nor starts a write for its timeout, and only then.
 final class IdleConnectionCloserTests: XCTestCase {
     func testReadsAndWritesKeepAConnectionOpenAndSilenceClosesIt() throws {
-        let loop = EmbeddedEventLoop()
-        let channel = EmbeddedChannel(handler: IdleConnectionCloser(timeout: .seconds(10)), loop: loop)
+        let (loop, clock) = (EmbeddedEventLoop(), InlineClock())
+        let channel = EmbeddedChannel(handler: IdleConnectionCloser(timeout: 10, clock: clock), loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         XCTAssertTrue(channel.isActive)
 
-        loop.advanceTime(by: .seconds(9))
+        clock.advance(by: 9, running: loop)
         XCTAssertTrue(channel.isActive, "not yet idle for 10 s")
         try channel.writeInbound(ByteBuffer(string: "GET"))
-        loop.advanceTime(by: .seconds(9))
+        clock.advance(by: 9, running: loop)
         XCTAssertTrue(channel.isActive, "a read 9 s ago")
         try channel.writeOutbound(ByteBuffer(string: "200"))
-        loop.advanceTime(by: .seconds(9))
+        clock.advance(by: 9, running: loop)
         XCTAssertTrue(channel.isActive, "a write 9 s ago")
-        loop.advanceTime(by: .seconds(2))
+        clock.advance(by: 2, running: loop)
         XCTAssertFalse(channel.isActive, "11 s without a read or a write")
     }
 
     func testARemovedCloserClosesNothing() throws {
-        let loop = EmbeddedEventLoop()
-        let closer = IdleConnectionCloser(timeout: .seconds(10))
+        let (loop, clock) = (EmbeddedEventLoop(), InlineClock())
+        let closer = IdleConnectionCloser(timeout: 10, clock: clock)
         let channel = EmbeddedChannel(handler: closer, loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         try channel.pipeline.syncOperations.removeHandler(closer).wait()
-        loop.advanceTime(by: .seconds(60))
+        clock.advance(by: 60, running: loop)
         XCTAssertTrue(channel.isActive)
         _ = try channel.finish(acceptAlreadyClosed: true)
+    }
+}
+
+/// A clock that stands still until the test moves it, and then runs the timers that came due on the test's
+/// own thread (their queue ignored): the embedded event loop that their work hops to must not be touched from
+/// another thread.
+private final class InlineClock: SpoolClock {
+    private struct State {
+        var now: TimeInterval = 0
+        var timers: [(deadline: TimeInterval, work: @Sendable () -> Void)] = []
+    }
+
+    private let state = LockedBox(State(), rank: .clock)
+
+    var uptime: TimeInterval { state.withLock { $0.now } }
+
+    var date: Date { Date(timeIntervalSince1970: 1_800_000_000 + uptime) }
+
+    func sleep(until deadline: TimeInterval) async throws {
+        XCTFail("the closer sets timers; it does not sleep")
+    }
+
+    func schedule(at deadline: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        state.withLock { $0.timers.append((deadline, work)) }
+    }
+
+    /// Moves the time forward, runs the timers it reached, then the loop's tasks they submitted (and again,
+    /// for timers those set that are due too).
+    func advance(by seconds: TimeInterval, running loop: EmbeddedEventLoop) {
+        state.withLock { $0.now += seconds }
+        for _ in 0..<10 {
+            let due = state.withLock { state -> [@Sendable () -> Void] in
+                let due = state.timers.filter { $0.deadline <= state.now }.map(\.work)
+                state.timers.removeAll { $0.deadline <= state.now }
+                return due
+            }
+            if due.isEmpty { return }
+            for work in due { work() }
+            loop.run()
+        }
     }
 }

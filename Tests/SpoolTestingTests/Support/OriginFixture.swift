@@ -16,13 +16,22 @@ extension XCTestCase {
     }
 
     /// Polls `condition` for up to `timeout`, for counters updated just after a client
-    /// has already seen the response.
-    func eventually(timeout: TimeInterval = 2, _ condition: () -> Bool) -> Bool {
+    /// has already seen the response. It returns as soon as the condition holds: the timeout only bounds a
+    /// failing test, so it is generous enough for a busy machine.
+    func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() >= deadline { return false }
             Thread.sleep(forTimeInterval: 0.01)
         }
         return true
+    }
+
+    /// Whether `work` returns at all: it runs on another thread, and the test waits for it up to `guardTime`, a
+    /// bound on a hang (a stop that waits for a client that never closes), never a measurement of speed.
+    func returns(guardTime: TimeInterval = 60, _ work: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done, execute: work)
+        return done.wait(timeout: .now() + guardTime) == .success
     }
 }

@@ -1,5 +1,6 @@
-import Spool
 import XCTest
+
+@testable import Spool
 
 /// The engine against a non-HTTP origin: reading while filling, sharing, cancelling, versions, offline.
 final class CustomOriginTests: XCTestCase {
@@ -74,8 +75,11 @@ final class CustomOriginTests: XCTestCase {
         // Its requests go on for the grace, for a read that comes back; this origin's bodies keep coming
         // whether read or not, so they are stored as they come. Then they stop: no request of it runs.
         let resource = Resource(url: url)
-        for _ in 0..<3000 where cache.isFetching(resource) { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertFalse(cache.isFetching(resource), "the origin request stops after the grace")
+        let stopped = await arrives("the origin request stops after the grace") {
+            await cache.requestsEnded(for: resource)
+        }
+        XCTAssertTrue(stopped, "the origin request stops after the grace")
+        XCTAssertFalse(cache.isFetching(resource))
         let servedAfterCancel = origin.statistics.bytesServed
         XCTAssertLessThan(servedAfterCancel, 600_000, "an abandoned read costs at most about one piece")
         let cached = await cache.entry(for: url)?.cachedRanges
@@ -135,9 +139,12 @@ final class PrefetchTests: XCTestCase {
         _ = try await cache.contentInfo(for: upcoming)
 
         let playback = Task { try await collect(cache.read(current)) }
-        try await Task.sleep(for: .milliseconds(100))
+        let gate = cache.gate
+        let waiting = await arrives("playback waits for its first bytes") { await gate.until { $0.waits > 0 } }
+        XCTAssertTrue(waiting)
         let prefetch = Task { try await cache.prefetch(upcoming, length: 300_000) }
-        try await Task.sleep(for: .milliseconds(100))
+        let gaveWay = await arrives("the prefetch waits for playback") { await gate.until { $0.watchers > 0 } }
+        XCTAssertTrue(gaveWay)
         XCTAssertEqual(next.statistics.reads, 0, "no prefetch request while playback waits for bytes")
         let played = try await playback.value
         XCTAssertEqual(played.count, 1_000_000)

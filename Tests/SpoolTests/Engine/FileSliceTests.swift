@@ -1,6 +1,7 @@
 import Foundation
-import Spool
 import XCTest
+
+@testable import Spool
 
 #if canImport(Glibc)
 import Glibc
@@ -152,7 +153,11 @@ final class FileSliceTests: XCTestCase {
 
         let url = url
         let reading = Task { try await collect(cache.read(url)) }
-        try await Task.sleep(for: .milliseconds(300))
+        let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: url)))
+        let waits = await arrives("the new version waits for the slice") {
+            await engine.context.untilWaiting(in: \.leaseWaiters)
+        }
+        XCTAssertTrue(waits)
         // Not emptied, not overwritten: the slice still reads version 1.
         XCTAssertEqual(try read(slice), first.prefix(slice.count))
         close(slice.descriptor)

@@ -27,12 +27,18 @@ final class PauseForPlaybackTests: XCTestCase {
         // Another player starts where the origin never answers: playback needs the link.
         let other = Task { _ = try await collect(cache.read(silent, length: 1_000)) }
         while let path = await reads.next(), path != "/silent" {}
-        while !cache.gate.isPlaybackActive { await Task.yield() }
+        let waiting = await arrives("the player waits for its first bytes") {
+            await cache.gate.until { $0.startsWaiting > 0 }
+        }
+        XCTAssertTrue(waiting)
         // The preload's first chunk arrives (its first request's: the next piece's may be sent already), and its
         // request pauses with the chunk in hand.
         origin.release(chunks: 1, from: 0)
         let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
-        while engine.locked.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
+        let paused = await arrives("the preload's request pauses") {
+            await engine.context.untilWaiting(in: \.holdWaiters)
+        }
+        XCTAssertTrue(paused)
         // A player reads that chunk: its read joins the paused request, which goes on.
         let played = try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask { try await collect(cache.read(track, length: Int64(GatedOrigin.chunkSize))) }
@@ -69,16 +75,17 @@ extension PauseForPlaybackTests {
 
         // A player opens a resource its origin says nothing of yet.
         let player = Task { _ = try await collect(cache.read(URL(string: "gated:/unknown")!, length: 1_000)) }
-        var looks = 0
-        while !cache.gate.isPlaybackActive {
-            looks += 1
-            guard looks < 100_000 else { return XCTFail("a player waiting for a first answer is no start") }
-            await Task.yield()
+        let starting = await arrives("the player's wait for a first answer counts as a start") {
+            await cache.gate.until { $0.startsWaiting > 0 }
         }
+        guard starting else { return XCTFail("a player waiting for a first answer is no start") }
         // The preload's next chunk is held back.
         origin.release(chunks: 1, from: 0)
         let engine = try XCTUnwrap(cache.openEngine(for: Resource(url: track)))
-        while engine.locked.withLock({ $0.holdWaiters.isEmpty }) { await Task.yield() }
+        let held = await arrives("the preload's request pauses") {
+            await engine.context.untilWaiting(in: \.holdWaiters)
+        }
+        XCTAssertTrue(held)
         // The player leaves: after the quiet period the preload goes on, and ends with every byte.
         player.cancel()
         _ = await player.result

@@ -78,6 +78,20 @@ final class EntryContext: Sendable {
         for hold in holds { hold.resume() }
     }
 
+    /// Returns once someone waits in `waiters` (`suspend`): at once if someone does. For tests, which wait for
+    /// a request to be held back (`\.holdWaiters`) or a version change to wait for lent slices
+    /// (`\.leaseWaiters`) instead of looking again and again.
+    func untilWaiting(in waiters: LockedEntry.WaiterList) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = locked.withLock { entry in
+                if !entry[keyPath: waiters].isEmpty { return true }
+                entry.waitWatchers.append((waiters, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     /// Runs the slice revocations queued under the lock.
     func runRevocations() {
         let revocations = locked.withLock { entry in
@@ -90,17 +104,20 @@ final class EntryContext: Sendable {
     /// Returns once `ready` holds (checked under the lock) or the task is cancelled. Until then the caller waits
     /// in `waiters` under `id`, for whoever makes `ready` true to resume it outside the lock.
     func suspend(
-        id: Int, in waiters: WritableKeyPath<LockedEntry, [Int: CheckedContinuation<Void, Never>]> & Sendable,
-        until ready: (LockedEntry) -> Bool
+        id: Int, in waiters: LockedEntry.WaiterList, until ready: (LockedEntry) -> Bool
     ) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = locked.withLock { entry in
-                    if ready(entry) || Task.isCancelled { return true }
+                let (now, watchers) = locked.withLock { entry -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if ready(entry) || Task.isCancelled { return (true, []) }
                     entry[keyPath: waiters][id] = continuation
-                    return false
+                    guard !entry.waitWatchers.isEmpty else { return (false, []) }
+                    let watchers = entry.waitWatchers.filter { $0.list == waiters }.map(\.continuation)
+                    entry.waitWatchers.removeAll { $0.list == waiters }
+                    return (false, watchers)
                 }
                 if now { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
         } onCancel: {
             locked.withLock { $0[keyPath: waiters].removeValue(forKey: id) }?.resume()

@@ -3,6 +3,9 @@ import Foundation
 /// The state of one entry that only its lock (`EntryContext.locked`) guards: the decisions, the open data file,
 /// the tasks and waiters, and the bookkeeping of index writes, checksums, slices and eviction.
 struct LockedEntry {
+    /// One of the lists of tasks waiting for a change to the entry (`EntryContext.suspend`).
+    typealias WaiterList = WritableKeyPath<LockedEntry, [Int: CheckedContinuation<Void, Never>]> & Sendable
+
     var state: EngineState
     /// Whether the index record and the data file have been read (`ResourceEngine.open`).
     var opening = Opening.notStarted
@@ -18,6 +21,8 @@ struct LockedEntry {
     /// Counts the wake-ups of held requests (`EntryContext.wakeHolds`): a held request compares it before and
     /// after it looks, so it never sleeps through a reader that came before it waited.
     var holdWakeups: UInt64 = 0
+    /// Tests waiting for someone to wait in one of the lists above (`EntryContext.untilWaiting`), with that list.
+    var waitWatchers: [(list: WaiterList, continuation: CheckedContinuation<Void, Never>)] = []
     /// Callers of `ResourceEngine.contentInfo` waiting for a discovery, by waiter number.
     var infoWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextInfoWaiter = 0

@@ -1,0 +1,70 @@
+import Foundation
+import Spool
+import SpoolTesting
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The proxy closes a connection that has been idle for two minutes, timed on the cache's clock: the test
+/// moves the clock instead of waiting.
+final class IdleConnectionTests: XCTestCase {
+    func testAConnectionIdleForTwoMinutesOnTheCachesClockIsClosedAndOneIdleForOneIsNot() async throws {
+        let clock = SteppedClock()
+        let fixture = try await ProxyFixture(test: self, clock: clock)
+        try fixture.serveGenerated("small.bin", length: 100, seed: 4)
+        let url = try fixture.proxyURL("small.bin")
+        let port = try XCTUnwrap(url.port)
+        let target = url.path + (url.query.map { "?\($0)" } ?? "")
+        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+        // A hang guard, not a measurement: the close comes at the clock's step.
+        let socket = try POSIXSocket.connectToLoopback(port: port, timeoutSeconds: 60)
+        defer { close(socket) }
+
+        _ = POSIXSocket.sendAll(socket, Data(request.utf8))
+        var first = try await offPool { try Self.readResponse(socket) }
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(first.body, TestContent.generatedBytes(seed: 4, range: 0..<100))
+
+        // A minute later the connection still answers: it was not idle long enough.
+        clock.advance(by: 60)
+        _ = POSIXSocket.sendAll(socket, Data(request.utf8))
+        first = try await offPool { try Self.readResponse(socket) }
+        XCTAssertEqual(first.status, 200, "a connection idle for one minute stays open")
+
+        // Two minutes after its last request, the proxy closes it: the read sees the end, not the guard's timeout.
+        clock.advance(by: 121)
+        let end = try await offPool { () -> Int in
+            var byte: UInt8 = 0
+            return recv(socket, &byte, 1, 0)
+        }
+        XCTAssertEqual(end, 0, "the proxy closed the idle connection (errno \(errno) if negative)")
+    }
+
+    /// Reads one response with a `Content-Length` from `socket`.
+    private static func readResponse(_ socket: Int32) throws -> (status: Int, body: Data) {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<1000 {
+            if let end = received.range(of: Data("\r\n\r\n".utf8)) {
+                let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
+                let lines = head.components(separatedBy: "\r\n")
+                let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+                let length =
+                    lines.dropFirst().compactMap { line -> Int? in
+                        let parts = line.split(separator: ":", maxSplits: 1)
+                        guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                        return Int(parts[1].trimmingCharacters(in: .whitespaces))
+                    }.first ?? 0
+                if received.count - end.upperBound >= length {
+                    return (status, Data(received[end.upperBound..<(end.upperBound + length)]))
+                }
+            }
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { throw SocketFailure(description: "the connection ended before the response") }
+            received += buffer[0..<count]
+        }
+        throw SocketFailure(description: "no whole response")
+    }
+}

@@ -46,11 +46,22 @@ class LinkTests: XCTestCase {
         let (link, cache, url) = try makeLinkedCache(
             fixture, profile: LinkProfile(name: "test", roundTrip: 0.01, bitsPerSecond: 16_000_000), policy: policy)
         let reading = Task { try await collect(cache.read(url)) }
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // Each fault at a stage of the read, whatever the machine's speed: the link's counters say when the
+        // read is under way, when it flows again after the blackout and after it reconnected. (The blackout's
+        // two seconds are the fault itself: the emulated link keeps real time.)
+        let delivered = { link.counters.bytesToClients }
+        let underway = await eventually(timeout: 30) { delivered() >= 800_000 }
+        XCTAssertTrue(underway, "the read is under way")
         link.blackout(seconds: 2)
-        try await Task.sleep(nanoseconds: 2_600_000_000)
+        let over = await eventually(timeout: 30) { !link.isBlackedOut }
+        XCTAssertTrue(over, "the blackout ends")
+        let afterBlackout = delivered()
+        let flowing = await eventually(timeout: 30) { delivered() >= afterBlackout + 400_000 }
+        XCTAssertTrue(flowing, "the read flows again")
+        let connections = link.counters.connectionsAccepted
         link.resetAllConnections()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let reconnected = await eventually(timeout: 30) { link.counters.connectionsAccepted > connections }
+        XCTAssertTrue(reconnected, "the read reconnected")
         link.resetAllConnections()
         let data = try await reading.value
         XCTAssertEqual(data, fixture.bytes(0..<4_000_000))

@@ -10,7 +10,7 @@ struct SpoolCommand: AsyncParsableCommand {
         abstract: "A disk cache that plays media while it fills.",
         subcommands: [
             Get.self, Info.self, List.self, Remove.self, Clear.self, Pin.self, Unpin.self, Serve.self, ProxyURL.self,
-            Preload.self, Stats.self, Demo.self, Simulate.self, Bench.self,
+            Preload.self, Download.self, Stats.self, Demo.self, Simulate.self, Bench.self,
         ]
     )
 

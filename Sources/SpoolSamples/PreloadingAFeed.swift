@@ -19,3 +19,12 @@ func preload(_ videoURLs: [URL], cache: SpoolCache, swipes: AsyncStream<Int>) as
     await preloader.stop()
 }
 // sample ends
+
+// sample begins
+/// A preloader that follows the app's own "preload on cellular" setting as well as Low Data Mode.
+func preloader(for cache: SpoolCache, onCellular: Bool) -> SpoolPreloader {
+    var configuration = PreloadConfiguration()
+    configuration.rules.allowsExpensiveNetwork = onCellular
+    return SpoolPreloader(cache: cache, configuration: configuration)
+}
+// sample ends

@@ -12,6 +12,22 @@ extension SpoolCache {
         await engine.index.flush()
     }
 
+    /// Pins `resource` without downloading it, and writes the pin down at once: a download for offline keeps
+    /// its bytes from eviction from the first one, across a crash too.
+    package func markPinned(_ resource: Resource) async {
+        let engine = acquire(resource)
+        defer { release(engine) }
+        await engine.setPinned(true)
+        await engine.index.flush()
+    }
+
+    /// Writes `resource`'s record down now: what is stored and whether it is pinned.
+    package func flushRecord(_ resource: Resource) async {
+        let engine = acquire(resource)
+        defer { release(engine) }
+        await engine.index.flush()
+    }
+
     /// Pins the resource at `url`.
     public func pin(_ url: URL) async throws {
         try await pin(Resource(url: url))

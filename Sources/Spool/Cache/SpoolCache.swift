@@ -23,7 +23,7 @@ public final class SpoolCache: Sendable {
     /// Lets reads ahead of playback give way to it, cache-wide.
     let gate: PlaybackGate
     private let codec: any BlockCodec
-    private let problems: ProblemReporter
+    let problems: ProblemReporter
     private let evictor: Evictor
     private let linkMonitor: LinkMonitor
     private let checked = CheckedBlocks()

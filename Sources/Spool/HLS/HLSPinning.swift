@@ -98,6 +98,41 @@ public struct HLSPinning: Sendable {
         return Summary(mediaPlaylists: media, resources: run.pinned, bytes: run.bytes)
     }
 
+    /// Unpins and removes what `pin(url, variants:)` stored, as far as the stored playlists name it (a download
+    /// removed from a queue, done or not). Reads nothing from the origin: a playlist not stored whole named
+    /// nothing that was pinned after it.
+    package func discard(_ url: URL, variants: HLSVariantChoice) async {
+        var urls = [url]
+        if let top = await storedPlaylist(url) {
+            let chosen = variants.pick(from: top.references.filter { $0.role == .variant })
+            let groups = Set(chosen.flatMap { [$0.attributes["AUDIO"], $0.attributes["SUBTITLES"]].compactMap { $0 } })
+            let renditions = top.references.filter {
+                $0.role == .rendition && groups.contains($0.attributes["GROUP-ID"] ?? "")
+            }
+            let media = chosen.isEmpty ? [] : Self.unique((chosen + renditions).map(\.url))
+            urls += top.references.filter { [.sessionKey, .key, .initSection, .segment].contains($0.role) }.map(\.url)
+            for mediaURL in media {
+                urls.append(mediaURL)
+                guard let playlist = await storedPlaylist(mediaURL) else { continue }
+                urls += playlist.references.filter { [.key, .initSection, .segment].contains($0.role) }.map(\.url)
+            }
+        }
+        for resource in Self.unique(urls).map({ Resource(url: $0) }) {
+            await cache.unpin(resource)
+            await cache.remove(resource)
+        }
+    }
+
+    /// The playlist at `url` if the cache holds it whole; `nil` otherwise.
+    private func storedPlaylist(_ url: URL) async -> HLSPlaylist? {
+        let resource = Resource(url: url)
+        guard let entry = await cache.entry(for: resource), entry.info.length <= Self.maximumPlaylistBytes,
+            entry.cachedRanges.gaps(in: 0..<entry.info.length).isEmpty,
+            let data = try? await cache.data(of: resource, in: 0..<entry.info.length)
+        else { return nil }
+        return HLSPlaylist(data, url: entry.info.location ?? url, map: { _ in nil })
+    }
+
     /// Pins the playlist at `url`, then (for a media playlist) what it names; returns it.
     private func playlist(at url: URL, run: inout Run) async throws -> HLSPlaylist {
         var playlist = try await readPlaylist(url)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Which variants of an HLS master playlist to download for offline play. Whatever the choice, the audio
 /// and subtitle renditions the chosen variants name come along.
-public enum HLSVariantChoice: Sendable, Equatable {
+public enum HLSVariantChoice: Sendable, Equatable, Codable {
     /// The variant with the highest `BANDWIDTH`: the best a player would pick on a fast link.
     case highest
     /// The first variant listed: the one AVPlayer and most players start with.

@@ -14,6 +14,8 @@
 ///   already pauses preloads while the current item's player waits for its first bytes or starves, and
 ///   waiting for the current item's seconds held the next ones back when the user swiped fast (on a
 ///   10 Mbit/s, 100 ms link, an item reached after two quick swipes was still queued).
+/// - **Not on a constrained network** (`TransferRules.preloads`): a user who turned Low Data Mode on asked apps
+///   not to fetch what they might not need, and a preload is a guess.
 public struct PreloadConfiguration: Sendable {
     /// Items after the current one to keep preloaded.
     public var itemsAhead: Int
@@ -31,12 +33,14 @@ public struct PreloadConfiguration: Sendable {
     /// The variant of an HLS master playlist to preload: by default the first listed, which AVPlayer and most
     /// players start with.
     public var variants: HLSVariantChoice
+    /// When preloads may run, given the device's conditions (the preloader's `ConditionsSource`).
+    public var rules: TransferRules
 
     /// A configuration; see the type's documentation for why the defaults are what they are.
     public init(
         itemsAhead: Int = 2, itemsBehind: Int = 1, target: PreloadTarget = .seconds(3),
         fallbackBytes: Int64 = 1_000_000, maximumConcurrentDownloads: Int = 2, waitsForCurrentItem: Bool = false,
-        variants: HLSVariantChoice = .first
+        variants: HLSVariantChoice = .first, rules: TransferRules = .preloads
     ) {
         self.itemsAhead = max(0, itemsAhead)
         self.itemsBehind = max(0, itemsBehind)
@@ -45,5 +49,6 @@ public struct PreloadConfiguration: Sendable {
         self.maximumConcurrentDownloads = max(1, maximumConcurrentDownloads)
         self.waitsForCurrentItem = waitsForCurrentItem
         self.variants = variants
+        self.rules = rules
     }
 }

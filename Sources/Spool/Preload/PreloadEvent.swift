@@ -3,6 +3,9 @@ public enum PreloadState: Sendable, Equatable {
     /// In the window, waiting for a download slot, for the current item, or for playback to need the link
     /// less.
     case queued
+    /// Waiting for the device's conditions to allow it (`PreloadConfiguration.rules`): a constrained network,
+    /// for one. A download in progress stops when they stop allowing it, and goes on when they allow it again.
+    case waiting([TransferBlocker])
     /// Downloading: `bytes` of the plan's `total` are stored (the total grows while an HLS stream's segment
     /// lengths become known).
     case loading(bytes: Int64, total: Int64)

@@ -1,25 +1,22 @@
 import Foundation
 
-/// Preloads one item: plans it, then downloads what of the plan is missing, piece by piece, at prefetch
-/// priority: no request starts while a playback read of the cache waits for origin bytes, and a running one
-/// pauses meanwhile (it stops reading its socket, so nothing it received is lost or fetched again).
+/// Preloads one item: plans it, then downloads what of the plan is missing, piece by piece, through a
+/// `RangeStore`: giving way to playback, and only while the device's conditions allow preloads.
 struct PreloadJob: Sendable {
     let cache: SpoolCache
     let planner: PreloadPlanner
+    let conditions: any ConditionsSource
+    let rules: TransferRules
     /// Told each resource's key before its bytes are downloaded, and after each range what of it is stored.
     let onStored: @Sendable (_ key: String, _ stored: [Range<Int64>]) -> Void
     let onProgress: @Sendable (PreloadState) -> Void
 
-    /// The most passes over one range's gaps: a pass ends with them stored unless another process or an
-    /// eviction took some back meanwhile.
-    static let maximumAttempts = 3
-    /// How often a download reports its progress while it runs: every 256 KiB, a progress bar's step for an
-    /// item of a few MB, not an event per chunk.
-    static let progressStep: Int64 = 256 * 1024
+    private var ranges: RangeStore { RangeStore(cache: cache, conditions: conditions, rules: rules) }
 
     /// Plans `item` and downloads the plan; returns the bytes of the plan stored.
     func run(_ item: PreloadItem) async throws -> Int64 {
-        try await download(try await planner.plan(item))
+        try await whenAllowed()
+        return try await download(try await planner.plan(item))
     }
 
     /// Downloads what of `plan` is missing; returns the bytes of the plan stored.
@@ -33,54 +30,29 @@ struct PreloadJob: Sendable {
             if let wanted = piece.range {
                 range = wanted
             } else {
+                try await whenAllowed()
                 await cache.gate.waitForPlayback()
                 let length = try await cache.contentInfo(for: piece.resource, extent: .whole).length
                 range = 0..<length
                 total += length
             }
             onProgress(.loading(bytes: done, total: total))
-            let (before, planned) = (done, total)
-            try await store(piece.resource, range) { onProgress(.loading(bytes: before + $0, total: planned)) }
+            let (before, planned, report) = (done, total, onProgress)
+            let key = cache.key(for: piece.resource)
+            onStored(key, [])
+            try await ranges.store(
+                piece.resource, range, onStored: { [onStored] in onStored(key, $0) },
+                progress: { report(.loading(bytes: before + $0, total: planned)) },
+                waiting: { report(.waiting($0)) })
             done += range.upperBound - range.lowerBound
         }
         onProgress(.loading(bytes: done, total: total))
         return done
     }
 
-    /// Stores `range` of `resource`, giving way to playback; tells `progress` how many bytes of `range` are
-    /// stored every `progressStep` while it reads.
-    private func store(_ resource: Resource, _ range: Range<Int64>, progress: (Int64) -> Void) async throws {
-        let key = cache.key(for: resource)
-        onStored(key, [])
-        for _ in 0..<Self.maximumAttempts {
-            let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
-            guard !gaps.isEmpty else { return }
-            var stored = gaps.reduce(range.upperBound - range.lowerBound) { $0 - ($1.upperBound - $1.lowerBound) }
-            var reported = stored
-            for gap in gaps {
-                try Task.checkCancellation()
-                await cache.gate.waitForPlayback()
-                try Task.checkCancellation()
-                // The engine pauses the request while playback needs the link (`FetchRunner.holdBack`).
-                let stream = cache.read(
-                    resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
-                    extent: .whole)
-                // What was stored is reported whether the read ended or failed.
-                var failure: (any Error)?
-                do {
-                    for try await chunk in stream {
-                        stored += Int64(chunk.count)
-                        if stored - reported >= Self.progressStep {
-                            reported = stored
-                            progress(stored)
-                        }
-                    }
-                } catch {
-                    failure = error
-                }
-                onStored(key, await cache.cachedRanges(for: resource).intersection(gap))
-                if let failure { throw failure }
-            }
-        }
+    /// Returns once the conditions allow a preload, telling `onProgress` what it waits for meanwhile.
+    func whenAllowed() async throws {
+        let report = onProgress
+        try await ranges.whenAllowed { report(.waiting($0)) }
     }
 }

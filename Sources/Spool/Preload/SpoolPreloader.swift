@@ -13,7 +13,8 @@ import Foundation
 /// priority: they start no origin request while a playback read of the cache waits for origin bytes, and a
 /// download in progress stops when one starts waiting and resumes from its first missing byte after. Items
 /// that leave the window (a swipe) are cancelled at once; what they stored stays cached. See
-/// `PreloadConfiguration` for the window and the targets.
+/// `PreloadConfiguration` for the window and the targets. Preloads wait while the device's conditions do not
+/// allow them (`PreloadConfiguration.rules`; by default, a constrained network).
 ///
 /// Thread-safe; every method returns at once (downloads run in tasks the preloader owns; `stop()` awaits them).
 public final class SpoolPreloader: Sendable {
@@ -21,6 +22,8 @@ public final class SpoolPreloader: Sendable {
     public let cache: SpoolCache
     /// How it preloads.
     public let configuration: PreloadConfiguration
+    /// Where it learns the device's conditions.
+    public let conditions: any ConditionsSource
 
     private struct ItemAccount {
         /// The bytes stored by this item's downloads, by cache key.
@@ -35,16 +38,19 @@ public final class SpoolPreloader: Sendable {
         var states: [String: PreloadState] = [:]
         var accounts: [String: ItemAccount] = [:]
         var totals = PreloadTotals()
-        var subscribers: [Int: AsyncStream<PreloadEvent>.Continuation] = [:]
-        var nextSubscriber = 0
     }
 
     private let state: LockedBox<State>
+    private let subscribers = Subscribers<PreloadEvent>()
 
-    /// A preloader into `cache`.
-    public init(cache: SpoolCache, configuration: PreloadConfiguration = PreloadConfiguration()) {
+    /// A preloader into `cache`, under the conditions `conditions` reports (by default the system's).
+    public init(
+        cache: SpoolCache, configuration: PreloadConfiguration = PreloadConfiguration(),
+        conditions: any ConditionsSource = SystemConditions.shared
+    ) {
         self.cache = cache
         self.configuration = configuration
+        self.conditions = conditions
         state = LockedBox(State(schedule: PreloadSchedule(configuration: configuration)), rank: .preloader)
     }
 
@@ -75,17 +81,7 @@ public final class SpoolPreloader: Sendable {
 
     /// Every state change from now on, until `stop()` (or the consumer stops iterating).
     public func events() -> AsyncStream<PreloadEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: PreloadEvent.self, bufferingPolicy: .bufferingNewest(1024))
-        let id = state.withLock { state in
-            state.nextSubscriber += 1
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        subscribers.stream()
     }
 
     /// Cancels every download, waits for them to end, counts what they stored as played or wasted and ends
@@ -94,11 +90,7 @@ public final class SpoolPreloader: Sendable {
         apply { $0.stop() }
         let running = state.withLock { Array($0.tasks.values) }
         for task in running { await task.value }
-        let subscribers = state.withLock { state in
-            defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
-        }
-        for subscriber in subscribers { subscriber.finish() }
+        subscribers.finish()
     }
 
     /// Preloads `item` now, outside any feed (the window is not involved), and returns how many of the bytes
@@ -111,8 +103,12 @@ public final class SpoolPreloader: Sendable {
     /// `preload`, returning what was planned too: for the command line, which says what it stored.
     package func planAndPreload(_ item: PreloadItem) async throws -> (plan: PreloadPlan, bytes: Int64) {
         let planner = PreloadPlanner(cache: cache, configuration: configuration)
+        let job = PreloadJob(
+            cache: cache, planner: planner, conditions: conditions, rules: configuration.rules,
+            onStored: { _, _ in }, onProgress: { _ in })
+        // Planning asks the origin too: nothing before the conditions allow it.
+        try await job.whenAllowed()
         let plan = try await planner.plan(item)
-        let job = PreloadJob(cache: cache, planner: planner, onStored: { _, _ in }, onProgress: { _ in })
         return (plan, try await job.download(plan))
     }
 
@@ -121,12 +117,11 @@ public final class SpoolPreloader: Sendable {
     /// Changes the schedule under the lock and performs what it returns outside it.
     private func apply(_ change: (inout PreloadSchedule) -> [PreloadSchedule.Action]) {
         var events: [PreloadEvent] = []
-        let subscribers = state.withLock { state -> [AsyncStream<PreloadEvent>.Continuation] in
+        state.withLock { state in
             let actions = change(&state.schedule)
             for action in actions { perform(action, in: &state, events: &events) }
-            return Array(state.subscribers.values)
         }
-        publish(events, to: subscribers)
+        subscribers.yield(events)
     }
 
     /// Performs one action. Tasks are created under the lock so that one that ends at once still finds
@@ -153,6 +148,7 @@ public final class SpoolPreloader: Sendable {
         let id = item.id
         let job = PreloadJob(
             cache: cache, planner: PreloadPlanner(cache: cache, configuration: configuration),
+            conditions: conditions, rules: configuration.rules,
             onStored: { [weak self] key, ranges in self?.noteStored(id, key: key, ranges: ranges) },
             onProgress: { [weak self] progress in self?.report(id, progress) })
         let outcome: Result<Int64, any Error>
@@ -163,7 +159,7 @@ public final class SpoolPreloader: Sendable {
         }
         let cancelled = Task.isCancelled
         var events: [PreloadEvent] = []
-        let subscribers = state.withLock { state -> [AsyncStream<PreloadEvent>.Continuation] in
+        state.withLock { state in
             state.tasks[id] = nil
             let newState: PreloadState
             switch outcome {
@@ -181,9 +177,8 @@ public final class SpoolPreloader: Sendable {
             // Cancelled: it left the window, so it is settled now that it has stopped.
             if newState == .cancelled || state.schedule.status[id] == nil { settle(id, in: &state) }
             for action in actions { perform(action, in: &state, events: &events) }
-            return Array(state.subscribers.values)
         }
-        publish(events, to: subscribers)
+        subscribers.yield(events)
     }
 
     private func isFailure(_ state: PreloadState) -> Bool {
@@ -207,12 +202,12 @@ public final class SpoolPreloader: Sendable {
     }
 
     private func report(_ id: String, _ progress: PreloadState) {
-        let subscribers = state.withLock { state -> [AsyncStream<PreloadEvent>.Continuation] in
-            guard state.tasks[id] != nil else { return [] }
+        let running = state.withLock { state in
+            guard state.tasks[id] != nil else { return false }
             state.states[id] = progress
-            return Array(state.subscribers.values)
+            return true
         }
-        publish([PreloadEvent(itemID: id, state: progress)], to: subscribers)
+        if running { subscribers.yield([PreloadEvent(itemID: id, state: progress)]) }
     }
 
     /// Counts the item's stored bytes as played or wasted and stops watching its keys.
@@ -227,12 +222,6 @@ public final class SpoolPreloader: Sendable {
             }
             state.totals.bytesPlayed += played
             state.totals.bytesWasted += stored.byteCount - played
-        }
-    }
-
-    private func publish(_ events: [PreloadEvent], to subscribers: [AsyncStream<PreloadEvent>.Continuation]) {
-        for event in events {
-            for subscriber in subscribers { subscriber.yield(event) }
         }
     }
 }

@@ -27,7 +27,8 @@ struct PreloadCurrentMessage: Decodable {
 struct PreloadStatusMessage: Encodable {
     struct Item: Encodable {
         var id: String
-        /// `idle` (never in the window), `queued`, `loading`, `loaded`, `cancelled` or `failed`.
+        /// `idle` (never in the window), `queued`, `waiting` (for the device's conditions), `loading`, `loaded`,
+        /// `cancelled` or `failed`.
         var state: String
         /// Bytes stored by its download so far (`loading`, `loaded`).
         var bytes: Int64?
@@ -35,6 +36,8 @@ struct PreloadStatusMessage: Encodable {
         var total: Int64?
         /// Why it failed (`failed`).
         var failure: String?
+        /// What it waits for (`waiting`): `TransferBlocker`'s names, such as `constrainedNetwork`.
+        var waitingFor: [TransferBlocker]?
     }
 
     var current: Int?
@@ -47,6 +50,7 @@ struct PreloadStatusMessage: Encodable {
             switch states[id] {
             case nil: Item(id: id, state: "idle")
             case .queued: Item(id: id, state: "queued")
+            case .waiting(let blockers): Item(id: id, state: "waiting", waitingFor: blockers)
             case .loading(let bytes, let total): Item(id: id, state: "loading", bytes: bytes, total: total)
             case .loaded(let bytes): Item(id: id, state: "loaded", bytes: bytes)
             case .cancelled: Item(id: id, state: "cancelled")

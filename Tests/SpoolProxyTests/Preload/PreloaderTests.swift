@@ -62,7 +62,7 @@ final class PreloaderTests: XCTestCase {
         let changes = preloader.events()
         preloader.setItems(items, current: 0)
         // 4 MB at 1 MB/s: the downloads are under way once f1 has stored bytes.
-        try await waitUntil(preloader, ["f1"], are: Self.hasBytes, changes: changes)
+        try await waitUntil(preloader, ["f1"], are: preloadHasBytes, changes: changes)
         let cachedBefore = await fixture.cache.cachedRanges(for: items[1].resource).byteCount
         XCTAssertGreaterThan(cachedBefore, 0)
         XCTAssertLessThan(cachedBefore, 4_000_000)
@@ -102,7 +102,7 @@ final class PreloaderTests: XCTestCase {
         let preloader = SpoolPreloader(cache: cache, configuration: PreloadConfiguration(waitsForCurrentItem: false))
         let changes = preloader.events()
         preloader.setItems([PreloadItem(url: link.url(for: "/playing.bin"), id: "playing"), next], current: 0)
-        try await waitUntil(preloader, ["next"], are: Self.hasBytes, changes: changes)
+        try await waitUntil(preloader, ["next"], are: preloadHasBytes, changes: changes)
         let storedRanges2 = await cache.cachedRanges(for: next.resource)
         XCTAssertGreaterThan(storedRanges2.byteCount, 0, "the preload runs")
         // A player reads 3 MB. Had the preload shared the link meanwhile, it would carry about twice that; the
@@ -124,30 +124,5 @@ final class PreloaderTests: XCTestCase {
         // Paused, not cancelled: the origin sent each byte once.
         let sent = try fixture.nginx.accessLog().filter { $0.path == "/next.bin" }.map(\.bodyBytesSent).reduce(0, +)
         XCTAssertLessThanOrEqual(sent, 6_000_000 + 64 * 1024, "bytes of the preload were sent twice")
-    }
-
-    // MARK: Helpers
-
-    /// Waits, without polling, until each of `ids` is in a state `matches` accepts: it looks again at every change
-    /// the preloader reports on `changes` (subscribed before the changes could happen), within a hang bound.
-    private func waitUntil(
-        _ preloader: SpoolPreloader, _ ids: [String], are matches: @escaping @Sendable (PreloadState) -> Bool,
-        changes: AsyncStream<PreloadEvent>, file: StaticString = #filePath, line: UInt = #line
-    ) async throws {
-        let reached = try await withinHangBound {
-            var iterator = changes.makeAsyncIterator()
-            while !ids.allSatisfy({ preloader.state(of: $0).map(matches) == true }) {
-                guard await iterator.next() != nil else { return false }
-            }
-            return true
-        }
-        XCTAssertEqual(
-            reached, true, "states: \(ids.map { "\($0): \(String(describing: preloader.state(of: $0)))" })",
-            file: file, line: line)
-    }
-
-    /// Whether a state is `.loading` with some bytes stored.
-    private static let hasBytes: @Sendable (PreloadState) -> Bool = {
-        if case .loading(let bytes, _) = $0 { bytes > 0 } else { false }
     }
 }

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Stores ranges of resources for transfers the user is not waiting for (preloads, downloads for offline): at
+/// prefetch priority, so no request starts while a playback read of the cache waits for origin bytes and a
+/// running one pauses meanwhile (it stops reading its socket, so nothing it received is lost or fetched again);
+/// and under `rules`, so nothing starts while the device's conditions do not allow it, and a read in progress
+/// ends when they stop allowing it. What a read stored stays; the next pass goes on from the first missing byte.
+struct RangeStore: Sendable {
+    let cache: SpoolCache
+    let conditions: any ConditionsSource
+    let rules: TransferRules
+
+    /// The most passes over one range's gaps: a pass ends with them stored unless another process or an
+    /// eviction took some back meanwhile. A pass the conditions cut short does not count.
+    static let maximumAttempts = 3
+    /// How often a read reports its progress: every 256 KiB, a progress bar's step for an item of a few MB, not
+    /// an event per chunk.
+    static let progressStep: Int64 = 256 * 1024
+
+    /// Returns once the conditions allow the transfer, telling `waiting` what it waits for meanwhile.
+    func whenAllowed(waiting: @escaping @Sendable ([TransferBlocker]) -> Void) async throws {
+        try await conditions.waitUntilAllowed(by: rules, directory: cache.configuration.directory, waiting: waiting)
+    }
+
+    /// Stores `range` of `resource`, giving way to playback and to the conditions. `onStored` hears what of each
+    /// gap is stored after its read (whether it ended, failed or was cut short); `progress`, every
+    /// `progressStep`, how many bytes of `range` are stored; `waiting`, what the transfer waits for.
+    func store(
+        _ resource: Resource, _ range: Range<Int64>,
+        onStored: @escaping @Sendable ([Range<Int64>]) -> Void = { _ in },
+        progress: @escaping @Sendable (Int64) -> Void = { _ in },
+        waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
+    ) async throws {
+        var (passes, rounds) = (0, 0)
+        // Bounded: a pass either counts, or was cut short by a change of the conditions, which only the device
+        // makes (and each such pass waits for them to allow it again).
+        while passes < Self.maximumAttempts, rounds < Self.maximumAttempts * 1000 {
+            rounds += 1
+            let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
+            guard !gaps.isEmpty else { return }
+            var stored = gaps.reduce(range.upperBound - range.lowerBound) { $0 - ($1.upperBound - $1.lowerBound) }
+            var cutShort = false
+            for gap in gaps where !cutShort {
+                try await whenAllowed(waiting: waiting)
+                await cache.gate.waitForPlayback()
+                try Task.checkCancellation()
+                let outcome = await readWhileAllowed(resource, gap, storedBefore: stored, progress: progress)
+                onStored(await cache.cachedRanges(for: resource).intersection(gap))
+                try Task.checkCancellation()
+                switch outcome {
+                case .read(let received): stored += received
+                case .cutShort: cutShort = true
+                case .failed(let error): throw error
+                }
+            }
+            if !cutShort { passes += 1 }
+        }
+    }
+
+    /// Runs `work` unless the conditions stop allowing the transfer first: then `work` is cancelled (what it
+    /// stored stays) and this returns `nil`.
+    func whileAllowed<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T? {
+        let (conditions, rules) = (conditions, rules)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                for await now in conditions.updates() where !rules.blockers(in: now).isEmpty { return nil }
+                // Cancelled: the work ended first, and this answer is never looked at.
+                throw CancellationError()
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
+    /// How a read of a gap ended.
+    private enum GapRead: Sendable {
+        case read(Int64)
+        case cutShort
+        case failed(any Error)
+    }
+
+    /// Reads `gap` of `resource` (the engine stores it; the engine pauses the request while playback needs the
+    /// link, `FetchRunner.holdBack`), unless the conditions stop allowing it first: then the read ends, and
+    /// what arrived stays stored.
+    private func readWhileAllowed(
+        _ resource: Resource, _ gap: Range<Int64>, storedBefore: Int64, progress: @escaping @Sendable (Int64) -> Void
+    ) async -> GapRead {
+        let (cache, conditions, rules) = (cache, conditions, rules)
+        return await withTaskGroup(of: GapRead.self) { group in
+            group.addTask {
+                let stream = cache.read(
+                    resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
+                    extent: .whole)
+                var (received, reported) = (Int64(0), Int64(0))
+                do {
+                    for try await chunk in stream {
+                        received += Int64(chunk.count)
+                        if received - reported >= Self.progressStep {
+                            reported = received
+                            progress(storedBefore + received)
+                        }
+                    }
+                    return .read(received)
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                // Ends when the conditions stop allowing the transfer, or (cancelled) when the read ended first.
+                for await now in conditions.updates() where !rules.blockers(in: now).isEmpty {
+                    return .cutShort
+                }
+                return .read(0)
+            }
+            let first = await group.next() ?? .read(0)
+            group.cancelAll()
+            return first
+        }
+    }
+}

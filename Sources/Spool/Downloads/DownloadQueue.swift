@@ -1,0 +1,247 @@
+import Foundation
+
+/// Downloads for offline play, the way music and podcast apps need them: a queue of files and HLS streams that
+/// survives a relaunch, a crash or the process being killed, runs a few at a time, waits for the device's
+/// conditions (Wi-Fi, power, heat, free space), never competes with playback, and keeps what it downloads
+/// from the streaming cache's eviction.
+///
+/// ```swift
+/// let downloads = try await DownloadQueue(cache: cache)
+/// for track in album.tracks { try await downloads.add(DownloadRequest(url: track.url, title: track.name)) }
+/// for await event in downloads.events() { print(event.id, event.state as Any) }  // queued, waiting, downloading…
+/// ```
+///
+/// Downloads go through the same cache, keys, validators and integrity checks as playback: a downloaded item
+/// plays with no origin request, and bytes a player already cached are not fetched again. Each change of the
+/// queue is written down (`downloads.json` in the cache directory, replaced atomically) before the method that
+/// made it returns; after a relaunch every download that was not done goes on from its first missing byte.
+/// One process runs a cache's queue at a time (`Failure.inUse`).
+///
+/// Thread-safe; downloads run in tasks the queue owns, and `stop()` awaits them.
+public final class DownloadQueue: Sendable {
+    /// Why a queue cannot be opened or written down.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Another process runs the queue of the cache in this directory.
+        case inUse(String)
+        /// The queue's file cannot be read or written.
+        case storage(String)
+        /// The queue was stopped: it changes nothing more (another may run the cache's downloads now).
+        case stopped
+
+        /// What went wrong, for a person.
+        public var description: String {
+            switch self {
+            case .inUse(let directory): "another process runs the download queue of \(directory)"
+            case .storage(let reason): reason
+            case .stopped: "the download queue was stopped"
+            }
+        }
+    }
+
+    /// The cache downloaded into.
+    public let cache: SpoolCache
+    /// How it downloads.
+    public let configuration: DownloadConfiguration
+    /// Where it learns the device's conditions.
+    public let conditions: any ConditionsSource
+
+    private struct State {
+        var schedule: DownloadSchedule
+        var tasks: [String: Task<Void, Never>] = [:]
+        /// What running items report (waiting, downloading), by id.
+        var progress: [String: DownloadState] = [:]
+    }
+
+    private let state: LockedBox<State>
+    private let subscribers = Subscribers<DownloadEvent>()
+    private let file: DownloadQueueFile
+    /// Where the queue is written down, one write after another.
+    private let writes = BlockingIO.serialQueue(label: "Spool.DownloadQueue.writes")
+
+    /// Opens the download queue of `cache` (its directory's `downloads.json`) and goes on with what it holds.
+    /// Throws `Failure.inUse` when another process runs it.
+    public init(
+        cache: SpoolCache, configuration: DownloadConfiguration = DownloadConfiguration(),
+        conditions: any ConditionsSource = SystemConditions.shared
+    ) async throws {
+        self.cache = cache
+        self.configuration = configuration
+        self.conditions = conditions
+        let directory = cache.configuration.directory
+        let file = try await BlockingIO.run { try DownloadQueueFile(directory: directory) }
+        let (entries, problem) = try await BlockingIO.run { file.load() }
+        if let problem { cache.problems.report(.storageFailed(problem)) }
+        self.file = file
+        state = LockedBox(
+            State(
+                schedule: DownloadSchedule(
+                    entries: entries, maximumConcurrent: configuration.maximumConcurrentDownloads)))
+        try await change { configuration.startsDownloads ? $0.start() : $0.stop() }
+    }
+
+    /// Adds a download at the end of the queue, and returns once the queue is written down. The same id again
+    /// updates the request of an item that does not run, and starts a failed one again.
+    public func add(_ request: DownloadRequest) async throws {
+        try await change { $0.add(request) }
+    }
+
+    /// Adds `requests` at the end of the queue in one change, written down at once: an album is queued whole
+    /// or, if the process dies first, not at all.
+    public func add(contentsOf requests: [DownloadRequest]) async throws {
+        try await change { schedule in
+            let actions = requests.flatMap { schedule.add($0) }
+            // One write, however many asked for one.
+            return actions.filter { $0 != .persist } + (actions.contains(.persist) ? [.persist] : [])
+        }
+    }
+
+    /// Pauses the download `id`: it stops, and what it stored stays, kept from eviction.
+    public func pause(_ id: String) async throws {
+        try await change { $0.pause(id) }
+    }
+
+    /// Queues the paused or failed download `id` again; it goes on from its first missing byte.
+    public func resume(_ id: String) async throws {
+        try await change { $0.resume(id) }
+    }
+
+    /// Removes the download `id`: it stops, and what it stored is unpinned and removed from the cache.
+    public func remove(_ id: String) async throws {
+        try await change { $0.remove(id) }
+    }
+
+    /// Every download, in queue order, with where it stands.
+    public var items: [DownloadItem] {
+        state.withLock { state in state.schedule.entries.map { Self.item($0, progress: state.progress) } }
+    }
+
+    /// The download `id` and where it stands; `nil` if the queue has none.
+    public func item(_ id: String) -> DownloadItem? {
+        state.withLock { state in
+            state.schedule.entries.first { $0.request.id == id }.map { Self.item($0, progress: state.progress) }
+        }
+    }
+
+    /// The queue of the cache in `directory` as it is written down, read without running it (another process
+    /// may): running items show as queued. For the command line's list.
+    package static func written(in directory: URL) async throws -> [DownloadItem] {
+        try await BlockingIO.run { try DownloadQueueFile.read(in: directory) }.map { item($0, progress: [:]) }
+    }
+
+    /// Every change of a download's state from now on, until `stop()` (or the consumer stops iterating).
+    public func events() -> AsyncStream<DownloadEvent> {
+        subscribers.stream()
+    }
+
+    /// Stops every download and waits for them to end; the queue stays written down, running items as queued,
+    /// for the next `DownloadQueue` on this cache, which may open once this returns. Ends the event streams;
+    /// changes after it throw `Failure.stopped`.
+    public func stop() async {
+        _ = try? await change { $0.stop() }
+        let running = state.withLock { Array($0.tasks.values) }
+        for task in running { await task.value }
+        // After the last write: the tasks' ends are written down.
+        let (file, writes) = (file, writes)
+        _ = try? await BlockingIO.run(on: writes) { file.unlock() }
+        subscribers.finish()
+    }
+
+    // MARK: Driving the schedule
+
+    /// Changes the schedule under the lock, starts and cancels tasks, tells subscribers what changed, then
+    /// writes the queue down and discards what removed downloads stored.
+    private func change(_ change: (inout DownloadSchedule) -> [DownloadSchedule.Action]) async throws {
+        let (actions, cancelled, events) = state.withLock { state in
+            let before = Self.states(of: state)
+            let actions = change(&state.schedule)
+            var cancelled: [Task<Void, Never>] = []
+            for action in actions {
+                switch action {
+                case .start(let id):
+                    guard let entry = state.schedule.entries.first(where: { $0.request.id == id }) else { continue }
+                    // Created under the lock, so that one that ends at once still finds its entry.
+                    state.tasks[id] = Task { await self.download(entry.request) }
+                case .cancel(let id):
+                    if let task = state.tasks[id] { cancelled.append(task) }
+                case .discard, .persist:
+                    continue
+                }
+            }
+            let events = Self.changes(from: before, to: Self.states(of: state))
+            return (actions, cancelled, events)
+        }
+        // Outside the lock: a cancellation runs the task's cancellation handlers at once, which take the
+        // entries' locks.
+        for task in cancelled { task.cancel() }
+        subscribers.yield(events)
+        for case .discard(let request) in actions { await DownloadJob.discard(request, in: cache) }
+        if actions.contains(.persist) { try await persist() }
+    }
+
+    /// Writes the queue as it is when the write runs: a caller's change is on disk once its own write has run,
+    /// whichever of two racing writes runs first.
+    private func persist() async throws {
+        let (state, file) = (state, file)
+        try await BlockingIO.run(on: writes) {
+            try file.save(state.withLock { $0.schedule.persisted })
+        }
+    }
+
+    private func download(_ request: DownloadRequest) async {
+        let job = DownloadJob(
+            cache: cache, ranges: RangeStore(cache: cache, conditions: conditions, rules: configuration.rules),
+            onState: { [weak self] in self?.report(request.id, $0) })
+        let outcome: DownloadSchedule.Outcome
+        do {
+            outcome = .completed(bytes: try await job.run(request))
+        } catch {
+            outcome = Task.isCancelled || error is CancellationError ? .cancelled : .failed(String(describing: error))
+        }
+        state.withLock { state in
+            state.tasks[request.id] = nil
+            state.progress[request.id] = nil
+        }
+        do {
+            try await change { $0.finished(request.id, outcome) }
+        } catch {
+            // The queue could not be written down: it is in memory, and the next change writes it.
+            cache.problems.report(.storageFailed(String(describing: error)))
+        }
+    }
+
+    /// A running download's progress: told to subscribers while its task runs.
+    private func report(_ id: String, _ progress: DownloadState) {
+        let changed = state.withLock { state in
+            guard state.tasks[id] != nil, state.progress[id] != progress else { return false }
+            state.progress[id] = progress
+            return true
+        }
+        if changed { subscribers.yield([DownloadEvent(id: id, state: progress)]) }
+    }
+
+    private static func item(_ entry: DownloadSchedule.Entry, progress: [String: DownloadState]) -> DownloadItem {
+        let state: DownloadState
+        switch entry.phase {
+        case .queued: state = .queued
+        case .running: state = progress[entry.request.id] ?? .queued
+        case .paused: state = .paused
+        case .completed(let bytes): state = .completed(bytes: bytes)
+        case .failed(let reason): state = .failed(reason)
+        }
+        return DownloadItem(request: entry.request, state: state)
+    }
+
+    private static func states(of state: State) -> [(id: String, state: DownloadState)] {
+        state.schedule.entries.map { ($0.request.id, item($0, progress: state.progress).state) }
+    }
+
+    /// The events between two views of the queue: changed states in queue order, then removals.
+    private static func changes(
+        from before: [(id: String, state: DownloadState)], to after: [(id: String, state: DownloadState)]
+    ) -> [DownloadEvent] {
+        let old = Dictionary(before.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+        let new = Set(after.map(\.id))
+        return after.filter { old[$0.id] != $0.state }.map { DownloadEvent(id: $0.id, state: $0.state) }
+            + before.filter { !new.contains($0.id) }.map { DownloadEvent(id: $0.id, state: nil) }
+    }
+}

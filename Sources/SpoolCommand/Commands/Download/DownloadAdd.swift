@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import Spool
+
+/// `spool download add URL...`: adds downloads to the queue, then runs it.
+struct DownloadAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Add downloads to the queue, then run it until they are done.")
+
+    @Argument(help: "The http or https URLs: files, or HLS playlists (master or media).")
+    var urls: [String]
+
+    @Option(help: "The title the queue keeps with each download (one per URL, in order).")
+    var title: [String] = []
+
+    @Flag(help: "HLS: every variant (by default the highest), for a player that switches between them offline.")
+    var allVariants = false
+
+    @Flag(help: "Add and return at once; `spool download run` downloads them.")
+    var noWait = false
+
+    @OptionGroup var runOptions: DownloadRunOptions
+    @OptionGroup var headers: HeaderOptions
+    @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func validate() throws {
+        guard title.isEmpty || title.count == urls.count else {
+            throw ValidationError("--title: one per URL (\(urls.count)), or none")
+        }
+    }
+
+    func run() async throws {
+        let urls = try urls.map(parseOriginURL)
+        var configuration = try runOptions.configuration()
+        // Added only: the next `spool download run` downloads.
+        configuration.startsDownloads = !noWait
+        try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
+            let queue = try await openQueue(cache, configuration: configuration)
+            let streams = HLSPinning(cache: cache)
+            var requests: [DownloadRequest] = []
+            for (index, url) in urls.enumerated() {
+                // One request (its answer is cached) tells a playlist from a file.
+                let kind: DownloadKind =
+                    try await streams.isPlaylist(url) ? .hls(variants: allVariants ? .all : .highest) : .file
+                requests.append(DownloadRequest(url: url, kind: kind, title: title.isEmpty ? nil : title[index]))
+            }
+            // All at once: a kill from here on finds the whole list queued.
+            try await queue.add(contentsOf: requests)
+            if noWait { return await queue.stop() }
+            try await runDownloads(queue)
+        }
+    }
+}
+
+/// Opens the queue of `cache`, with the command line's failure when another process runs it.
+func openQueue(_ cache: SpoolCache, configuration: DownloadConfiguration) async throws -> DownloadQueue {
+    do {
+        return try await DownloadQueue(cache: cache, configuration: configuration)
+    } catch let failure as DownloadQueue.Failure {
+        throw CommandFailure(message: failure.description)
+    }
+}

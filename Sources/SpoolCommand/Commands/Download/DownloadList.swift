@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import Spool
+
+/// `spool download ls`: the queue, with what each download has stored.
+struct DownloadList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List the queue: id, state, bytes stored, title, URL.")
+
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func run() async throws {
+        let items = try await DownloadQueue.written(in: cacheOptions.directory)
+        guard !items.isEmpty else { return print("no downloads") }
+        let cache = try cacheOptions.openCache().cache
+        print(["ID", "STATE", "STORED", "TITLE", "URL"].joined(separator: "\t"))
+        for item in items {
+            // A file's own entry; an HLS stream's playlist only (its segments are many entries).
+            let entry = await cache.entry(for: item.request.url)
+            let stored = entry.map { entry in
+                guard case .file = item.request.kind, entry.info.length > 0 else {
+                    return ByteCountText.format(entry.cachedBytes)
+                }
+                return String(
+                    format: "%.1f%% of %@", entry.fractionCached * 100, ByteCountText.format(entry.info.length))
+            }
+            print(
+                [
+                    item.request.id, DownloadPrinter.describe(item.state, exact: true), stored ?? "-",
+                    item.request.title ?? "-", CacheKeyPolicy.displayURL(for: item.request.url),
+                ].joined(separator: "\t"))
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import Spool
+
+/// `spool download run`: runs the queue until every download is done.
+struct DownloadRun: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the queue until every download has completed, failed or been paused (after a kill too).")
+
+    @OptionGroup var runOptions: DownloadRunOptions
+    @OptionGroup var headers: HeaderOptions
+    @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func run() async throws {
+        let configuration = try runOptions.configuration()
+        try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
+            try await runDownloads(try await openQueue(cache, configuration: configuration))
+        }
+    }
+}

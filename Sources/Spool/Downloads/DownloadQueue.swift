@@ -47,7 +47,10 @@ public final class DownloadQueue: Sendable {
 
     private struct State {
         var schedule: DownloadSchedule
-        var tasks: [String: Task<Void, Never>] = [:]
+        /// Each item's task, numbered: the task of an earlier run of the same item ends without touching a
+        /// later one's.
+        var tasks: [String: (run: Int, task: Task<Void, Never>)] = [:]
+        var runs = 0
         /// What running items report (waiting, downloading), by id.
         var progress: [String: DownloadState] = [:]
     }
@@ -138,7 +141,8 @@ public final class DownloadQueue: Sendable {
     /// changes after it throw `Failure.stopped`.
     public func stop() async {
         _ = try? await change { $0.stop() }
-        let running = state.withLock { Array($0.tasks.values) }
+        // A task leaves `tasks` once its end is written down, so this waits for those writes too.
+        let running = state.withLock { $0.tasks.values.map(\.task) }
         for task in running { await task.value }
         // After the last write: the tasks' ends are written down.
         let (file, writes) = (file, writes)
@@ -148,21 +152,28 @@ public final class DownloadQueue: Sendable {
 
     // MARK: Driving the schedule
 
-    /// Changes the schedule under the lock, starts and cancels tasks, tells subscribers what changed, then
-    /// writes the queue down and discards what removed downloads stored.
-    private func change(_ change: (inout DownloadSchedule) -> [DownloadSchedule.Action]) async throws {
+    /// Changes the schedule under the lock (and forgets the progress of `finishing`, whose task ended), starts
+    /// and cancels tasks, discards what removed downloads stored, writes the queue down, then tells subscribers
+    /// what changed: an event says what is on disk.
+    private func change(
+        finishing: String? = nil, _ change: (inout DownloadSchedule) -> [DownloadSchedule.Action]
+    ) async throws {
         let (actions, cancelled, events) = state.withLock { state in
             let before = Self.states(of: state)
+            if let finishing { state.progress[finishing] = nil }
             let actions = change(&state.schedule)
             var cancelled: [Task<Void, Never>] = []
             for action in actions {
                 switch action {
                 case .start(let id):
                     guard let entry = state.schedule.entries.first(where: { $0.request.id == id }) else { continue }
+                    state.runs += 1
+                    state.progress[id] = nil
                     // Created under the lock, so that one that ends at once still finds its entry.
-                    state.tasks[id] = Task { await self.download(entry.request) }
+                    let run = state.runs
+                    state.tasks[id] = (run, Task { await self.download(entry.request, run: run) })
                 case .cancel(let id):
-                    if let task = state.tasks[id] { cancelled.append(task) }
+                    if let task = state.tasks[id]?.task { cancelled.append(task) }
                 case .discard, .persist:
                     continue
                 }
@@ -173,9 +184,13 @@ public final class DownloadQueue: Sendable {
         // Outside the lock: a cancellation runs the task's cancellation handlers at once, which take the
         // entries' locks.
         for task in cancelled { task.cancel() }
-        subscribers.yield(events)
         for case .discard(let request) in actions { await DownloadJob.discard(request, in: cache) }
-        if actions.contains(.persist) { try await persist() }
+        var failure: (any Error)?
+        if actions.contains(.persist) {
+            do { try await persist() } catch { failure = error }
+        }
+        subscribers.yield(events)
+        if let failure { throw failure }
     }
 
     /// Writes the queue as it is when the write runs: a caller's change is on disk once its own write has run,
@@ -187,7 +202,7 @@ public final class DownloadQueue: Sendable {
         }
     }
 
-    private func download(_ request: DownloadRequest) async {
+    private func download(_ request: DownloadRequest, run: Int) async {
         let job = DownloadJob(
             cache: cache, ranges: RangeStore(cache: cache, conditions: conditions, rules: configuration.rules),
             onState: { [weak self] in self?.report(request.id, $0) })
@@ -197,15 +212,15 @@ public final class DownloadQueue: Sendable {
         } catch {
             outcome = Task.isCancelled || error is CancellationError ? .cancelled : .failed(String(describing: error))
         }
-        state.withLock { state in
-            state.tasks[request.id] = nil
-            state.progress[request.id] = nil
-        }
         do {
-            try await change { $0.finished(request.id, outcome) }
+            try await change(finishing: request.id) { $0.finished(request.id, outcome) }
         } catch {
             // The queue could not be written down: it is in memory, and the next change writes it.
             cache.problems.report(.storageFailed(String(describing: error)))
+        }
+        // Only now, written down: `stop()` waits for this task until its end is on disk.
+        state.withLock { state in
+            if state.tasks[request.id]?.run == run { state.tasks[request.id] = nil }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolProxy
 import SpoolTesting
 import XCTest
 
@@ -12,7 +13,12 @@ import Glibc
 final class IdleConnectionTests: XCTestCase {
     func testAConnectionIdleForTwoMinutesOnTheCachesClockIsClosedAndOneIdleForOneIsNot() async throws {
         let clock = SteppedClock()
-        let fixture = try await ProxyFixture(test: self, clock: clock)
+        // Each request's log record comes once its response's last write has started: then the connection's
+        // last activity is known, and the clock may move past it.
+        let (logged, log) = AsyncStream.makeStream(of: Void.self)
+        let fixture = try await ProxyFixture(
+            test: self, configuration: ProxyConfiguration(log: { _ in log.yield() }), clock: clock)
+        var answered = logged.makeAsyncIterator()
         try fixture.serveGenerated("small.bin", length: 100, seed: 4)
         let url = try fixture.proxyURL("small.bin")
         let port = try XCTUnwrap(url.port)
@@ -26,12 +32,14 @@ final class IdleConnectionTests: XCTestCase {
         var first = try await offPool { try Self.readResponse(socket) }
         XCTAssertEqual(first.status, 200)
         XCTAssertEqual(first.body, TestContent.generatedBytes(seed: 4, range: 0..<100))
+        _ = await answered.next()
 
         // A minute later the connection still answers: it was not idle long enough.
         clock.advance(by: 60)
         _ = POSIXSocket.sendAll(socket, Data(request.utf8))
         first = try await offPool { try Self.readResponse(socket) }
         XCTAssertEqual(first.status, 200, "a connection idle for one minute stays open")
+        _ = await answered.next()
 
         // Two minutes after its last request, the proxy closes it: the read sees the end, not the guard's timeout.
         clock.advance(by: 121)
@@ -39,7 +47,7 @@ final class IdleConnectionTests: XCTestCase {
             var byte: UInt8 = 0
             return recv(socket, &byte, 1, 0)
         }
-        XCTAssertEqual(end, 0, "the proxy closed the idle connection (errno \(errno) if negative)")
+        XCTAssertEqual(end, 0, "the proxy closed the idle connection (-1: the guard's timeout came first)")
     }
 
     /// Reads one response with a `Content-Length` from `socket`.

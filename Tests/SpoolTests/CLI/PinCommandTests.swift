@@ -87,28 +87,7 @@ final class PinCommandTests: XCTestCase {
         let www = FileManager.default.temporaryDirectory.appendingPathComponent("spool-pin-hls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: www) }
-        let master = """
-            #EXTM3U
-            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English, stereo",URI="audio.m3u8"
-            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x180,AUDIO="aud"
-            low.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=3000000,RESOLUTION=1280x720,AUDIO="aud"
-            high.m3u8
-
-            """
-        try master.write(to: www.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
-        for (index, name) in ["low", "high", "audio"].enumerated() {
-            var media = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"\(name).key\"\n"
-            for segment in 0..<3 {
-                try TestContent.writeGenerated(
-                    seed: UInt64(10 * index + segment), length: 40_000,
-                    to: www.appendingPathComponent("\(name)\(segment).ts"))
-                media += "#EXTINF:2,\n\(name)\(segment).ts\n"
-            }
-            try (media + "#EXT-X-ENDLIST\n").write(
-                to: www.appendingPathComponent("\(name).m3u8"), atomically: true, encoding: .utf8)
-            try Data(repeating: UInt8(index), count: 16).write(to: www.appendingPathComponent("\(name).key"))
-        }
+        try HLSSample.write(in: www)
         let nginx = try NginxOrigin(serving: www)
         defer { nginx.stop() }
         let cacheDirectory = www.appendingPathComponent(".cache")
@@ -122,12 +101,12 @@ final class PinCommandTests: XCTestCase {
         let chosen = ["low.m3u8", "audio.m3u8"].map { nginx.url(for: $0).absoluteString }
         XCTAssertTrue(pin.stderr.contains("media playlists: \(chosen.joined(separator: ", "))"), pin.stderr)
         let cache = try SpoolCache(configuration: SpoolConfiguration(directory: cacheDirectory))
-        for name in ["master.m3u8", "low.m3u8", "low.key", "low2.ts", "audio.m3u8", "audio.key", "audio0.ts"] {
+        for name in HLSSample.lowVariant {
             let foundEntry3 = await cache.entry(for: nginx.url(for: name))
             let entry = try XCTUnwrap(foundEntry3, name)
             XCTAssertTrue(entry.isPinned && entry.cachedBytes == entry.info.length, name)
         }
-        for name in ["high.m3u8", "high.key", "high0.ts"] {
+        for name in HLSSample.highVariant {
             let foundEntry4 = await cache.entry(for: nginx.url(for: name))
             XCTAssertNil(foundEntry4, "\(name): not the chosen variant")
         }

@@ -222,4 +222,34 @@ final class DownloadQueueTests: XCTestCase {
         XCTAssertEqual(paused?.isPinned ?? true, true, "b, paused, is still kept")
         await cache.close()
     }
+
+    func testAnHLSDownloadKeepsTheChosenVariantAndARemovalTakesItAllBack() async throws {
+        let www = try makeTemporaryDirectory()
+        addTeardownBlock { try? FileManager.default.removeItem(at: www) }
+        try HLSSample.write(in: www)
+        let nginx = try NginxOrigin(serving: www)
+        addTeardownBlock { nginx.stop() }
+        let cache = try SpoolCache(configuration: SpoolConfiguration(directory: www.appendingPathComponent(".cache")))
+        let queue = try await DownloadQueue(cache: cache, conditions: SettableConditions(availableDiskBytes: 1 << 40))
+        let events = queue.events()
+        try await queue.add(
+            DownloadRequest(
+                url: nginx.url(for: "master.m3u8"), id: "show", kind: .hls(variants: .bandwidth(atMost: 1_000_000))))
+        try await waitUntil(queue, events, "the stream completed", Self.allCompleted)
+        for name in HLSSample.lowVariant {
+            let entry = await cache.entry(for: nginx.url(for: name))
+            XCTAssertTrue(entry.map { $0.isPinned && $0.cachedBytes == $0.info.length } ?? false, "\(name) kept whole")
+        }
+        for name in HLSSample.highVariant {
+            let entry = await cache.entry(for: nginx.url(for: name))
+            XCTAssertNil(entry, "\(name): not the chosen variant")
+        }
+        // Removed, offline: what it stored goes, found through the stored playlists alone.
+        nginx.stop()
+        try await queue.remove("show")
+        await queue.stop()
+        let left = await cache.entries().map(\.url)
+        XCTAssertEqual(left, [], "every resource of the removed stream is gone")
+        await cache.close()
+    }
 }

@@ -86,36 +86,25 @@ struct RangeStore: Sendable {
     private func readWhileAllowed(
         _ resource: Resource, _ gap: Range<Int64>, storedBefore: Int64, progress: @escaping @Sendable (Int64) -> Void
     ) async -> GapRead {
-        let (cache, conditions, rules) = (cache, conditions, rules)
-        return await withTaskGroup(of: GapRead.self) { group in
-            group.addTask {
+        let cache = cache
+        do {
+            let received = try await whileAllowed { () async throws -> Int64 in
                 let stream = cache.read(
                     resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
                     extent: .whole)
                 var (received, reported) = (Int64(0), Int64(0))
-                do {
-                    for try await chunk in stream {
-                        received += Int64(chunk.count)
-                        if received - reported >= Self.progressStep {
-                            reported = received
-                            progress(storedBefore + received)
-                        }
+                for try await chunk in stream {
+                    received += Int64(chunk.count)
+                    if received - reported >= Self.progressStep {
+                        reported = received
+                        progress(storedBefore + received)
                     }
-                    return .read(received)
-                } catch {
-                    return .failed(error)
                 }
+                return received
             }
-            group.addTask {
-                // Ends when the conditions stop allowing the transfer, or (cancelled) when the read ended first.
-                for await now in conditions.updates() where !rules.blockers(in: now).isEmpty {
-                    return .cutShort
-                }
-                return .read(0)
-            }
-            let first = await group.next() ?? .read(0)
-            group.cancelAll()
-            return first
+            return received.map { .read($0) } ?? .cutShort
+        } catch {
+            return .failed(error)
         }
     }
 }

@@ -5,10 +5,14 @@ import Foundation
 /// running one pauses meanwhile (it stops reading its socket, so nothing it received is lost or fetched again);
 /// and under `rules`, so nothing starts while the device's conditions do not allow it, and a read in progress
 /// ends when they stop allowing it. What a read stored stays; the next pass goes on from the first missing byte.
+/// With a disk reserve, a read looks at the free space every `diskCheckStep` bytes, so it stops before the disk
+/// fills, not at the next change of the conditions.
 struct RangeStore: Sendable {
     let cache: SpoolCache
     let conditions: any ConditionsSource
     let rules: TransferRules
+    /// Seconds between looks at the free space while a transfer waits for it.
+    var diskRecheckInterval: TimeInterval = 10
 
     /// The most passes over one range's gaps: a pass ends with them stored unless another process or an
     /// eviction took some back meanwhile. A pass the conditions cut short does not count.
@@ -16,10 +20,15 @@ struct RangeStore: Sendable {
     /// How often a read reports its progress: every 256 KiB, a progress bar's step for an item of a few MB, not
     /// an event per chunk.
     static let progressStep: Int64 = 256 * 1024
+    /// How often a read with a disk reserve looks at the free space: every 1 MiB, so it stops at most that
+    /// much (and what is in flight) past the reserve, at the cost of a `statfs` per MiB.
+    static let diskCheckStep: Int64 = 1 << 20
 
     /// Returns once the conditions allow the transfer, telling `waiting` what it waits for meanwhile.
     func whenAllowed(waiting: @escaping @Sendable ([TransferBlocker]) -> Void) async throws {
-        try await conditions.waitUntilAllowed(by: rules, directory: cache.configuration.directory, waiting: waiting)
+        try await conditions.waitUntilAllowed(
+            by: rules, directory: cache.configuration.directory, diskRecheckInterval: diskRecheckInterval,
+            waiting: waiting)
     }
 
     /// Stores `range` of `resource`, giving way to playback and to the conditions. `onStored` hears what of each
@@ -81,28 +90,40 @@ struct RangeStore: Sendable {
     }
 
     /// Reads `gap` of `resource` (the engine stores it; the engine pauses the request while playback needs the
-    /// link, `FetchRunner.holdBack`), unless the conditions stop allowing it first: then the read ends, and
-    /// what arrived stays stored.
+    /// link, `FetchRunner.holdBack`), unless the conditions stop allowing it first, or the free space falls
+    /// below the reserve: then the read ends, and what arrived stays stored.
     private func readWhileAllowed(
         _ resource: Resource, _ gap: Range<Int64>, storedBefore: Int64, progress: @escaping @Sendable (Int64) -> Void
     ) async -> GapRead {
-        let cache = cache
+        let (cache, conditions, rules) = (cache, conditions, rules)
+        let directory = cache.configuration.directory
         do {
-            let received = try await whileAllowed { () async throws -> Int64 in
+            // `nil` inside: the reserve was reached.
+            let received = try await whileAllowed { () async throws -> Int64? in
                 let stream = cache.read(
                     resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch,
                     extent: .whole)
-                var (received, reported) = (Int64(0), Int64(0))
+                var (received, reported, checked) = (Int64(0), Int64(0), Int64(0))
                 for try await chunk in stream {
                     received += Int64(chunk.count)
                     if received - reported >= Self.progressStep {
                         reported = received
                         progress(storedBefore + received)
                     }
+                    if rules.diskReserveBytes > 0, received - checked >= Self.diskCheckStep {
+                        checked = received
+                        let free = await conditions.availableDiskBytes(at: directory)
+                        if rules.blockers(in: DeviceConditions(), availableDiskBytes: free).contains(.lowDiskSpace) {
+                            return nil
+                        }
+                    }
                 }
                 return received
             }
-            return received.map { .read($0) } ?? .cutShort
+            switch received {
+            case .some(.some(let bytes)): return .read(bytes)
+            case .some(.none), .none: return .cutShort
+            }
         } catch {
             return .failed(error)
         }

@@ -10,13 +10,18 @@ public struct DownloadConfiguration: Sendable {
     /// Whether the queue downloads (the default). One that does not only keeps the list: for a tool that edits
     /// the queue and leaves the downloading to a later run.
     public var startsDownloads: Bool
+    /// Seconds between looks at the free disk space while downloads wait for it (by default 10): free space has
+    /// no event, and the user may free some at any time. A running download looks every MiB it stores.
+    public var diskRecheckInterval: TimeInterval
 
     /// A configuration.
     public init(
-        maximumConcurrentDownloads: Int = 2, rules: TransferRules = .downloads, startsDownloads: Bool = true
+        maximumConcurrentDownloads: Int = 2, rules: TransferRules = .downloads, startsDownloads: Bool = true,
+        diskRecheckInterval: TimeInterval = 10
     ) {
         self.maximumConcurrentDownloads = max(1, maximumConcurrentDownloads)
         self.rules = rules
         self.startsDownloads = startsDownloads
+        self.diskRecheckInterval = max(0.01, diskRecheckInterval)
     }
 }

@@ -58,14 +58,26 @@ struct DownloadJob: Sendable {
         throw CancellationError()
     }
 
-    /// Unpins and removes what `request` stored: it was removed from the queue.
-    static func discard(_ request: DownloadRequest, in cache: SpoolCache) async {
+    /// The cache keys of the resources `request` keeps in the cache: a file's own; an HLS stream's playlists
+    /// and what they name, as stored (no origin request).
+    static func keys(of request: DownloadRequest, in cache: SpoolCache) async -> Set<String> {
+        Set(await resources(of: request, in: cache).map { cache.key(for: Resource(url: $0)) })
+    }
+
+    /// Unpins and removes what `request` stored (it was removed from the queue), but for the resources whose
+    /// keys are in `kept`: what the downloads still queued hold too (one track in two albums, a key or a
+    /// segment two variants share).
+    static func discard(_ request: DownloadRequest, keeping kept: Set<String>, in cache: SpoolCache) async {
+        for url in await resources(of: request, in: cache) where !kept.contains(cache.key(for: Resource(url: url))) {
+            await cache.unpin(url)
+            await cache.remove(url)
+        }
+    }
+
+    private static func resources(of request: DownloadRequest, in cache: SpoolCache) async -> [URL] {
         switch request.kind {
-        case .file:
-            await cache.unpin(request.url)
-            await cache.remove(request.url)
-        case .hls(let variants):
-            await HLSPinning(cache: cache).discard(request.url, variants: variants)
+        case .file: [request.url]
+        case .hls(let variants): await HLSPinning(cache: cache).storedResources(request.url, variants: variants)
         }
     }
 }

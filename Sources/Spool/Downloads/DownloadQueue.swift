@@ -184,7 +184,13 @@ public final class DownloadQueue: Sendable {
         // Outside the lock: a cancellation runs the task's cancellation handlers at once, which take the
         // entries' locks.
         for task in cancelled { task.cancel() }
-        for case .discard(let request) in actions { await DownloadJob.discard(request, in: cache) }
+        let discarded = actions.compactMap { if case .discard(let request) = $0 { request } else { nil } }
+        if !discarded.isEmpty {
+            let remaining = state.withLock { $0.schedule.entries.map(\.request) }
+            var kept = Set<String>()
+            for request in remaining { kept.formUnion(await DownloadJob.keys(of: request, in: cache)) }
+            for request in discarded { await DownloadJob.discard(request, keeping: kept, in: cache) }
+        }
         var failure: (any Error)?
         if actions.contains(.persist) {
             do { try await persist() } catch { failure = error }
@@ -204,7 +210,10 @@ public final class DownloadQueue: Sendable {
 
     private func download(_ request: DownloadRequest, run: Int) async {
         let job = DownloadJob(
-            cache: cache, ranges: RangeStore(cache: cache, conditions: conditions, rules: configuration.rules),
+            cache: cache,
+            ranges: RangeStore(
+                cache: cache, conditions: conditions, rules: configuration.rules,
+                diskRecheckInterval: configuration.diskRecheckInterval),
             onState: { [weak self] in self?.report(request.id, $0) })
         let outcome: DownloadSchedule.Outcome
         do {

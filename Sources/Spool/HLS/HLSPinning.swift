@@ -98,10 +98,10 @@ public struct HLSPinning: Sendable {
         return Summary(mediaPlaylists: media, resources: run.pinned, bytes: run.bytes)
     }
 
-    /// Unpins and removes what `pin(url, variants:)` stored, as far as the stored playlists name it (a download
-    /// removed from a queue, done or not). Reads nothing from the origin: a playlist not stored whole named
-    /// nothing that was pinned after it.
-    package func discard(_ url: URL, variants: HLSVariantChoice) async {
+    /// The resources a pinned stream holds, as its stored playlists name them (no origin request): the playlist
+    /// at `url`, and, for a master, the `variants` chosen and their renditions, then every key, initialization
+    /// section and segment of each. What a download of the stream removes.
+    package func storedResources(_ url: URL, variants: HLSVariantChoice) async -> [URL] {
         var urls = [url]
         if let top = await storedPlaylist(url) {
             let chosen = variants.pick(from: top.references.filter { $0.role == .variant })
@@ -117,10 +117,7 @@ public struct HLSPinning: Sendable {
                 urls += playlist.references.filter { [.key, .initSection, .segment].contains($0.role) }.map(\.url)
             }
         }
-        for resource in Self.unique(urls).map({ Resource(url: $0) }) {
-            await cache.unpin(resource)
-            await cache.remove(resource)
-        }
+        return Self.unique(urls)
     }
 
     /// The playlist at `url` if the cache holds it whole; `nil` otherwise.

@@ -154,7 +154,9 @@ final class DownloadQueueTests: XCTestCase {
         let conditions = SettableConditions(availableDiskBytes: 100_000_000)
         let cache = try setup.makeCache()
         let queue = try await DownloadQueue(
-            cache: cache, configuration: DownloadConfiguration(rules: TransferRules(diskReserveBytes: 500_000_000)),
+            cache: cache,
+            configuration: DownloadConfiguration(
+                rules: TransferRules(diskReserveBytes: 500_000_000), diskRecheckInterval: 0.05),
             conditions: conditions)
         let events = queue.events()
         try await queue.add(DownloadRequest(url: setup.urls[0]))
@@ -162,11 +164,49 @@ final class DownloadQueueTests: XCTestCase {
             queue.items[0].state == .waiting([.lowDiskSpace])
         }
         XCTAssertEqual(setup.origin.requestCount, 0)
-        // Space was freed; the next change of the conditions makes the download look again.
+        // Space was freed: no event says so, the download's next look sees it.
         conditions.setAvailableDiskBytes(900_000_000)
-        conditions.update { $0.thermalLevel = .fair }
         try await waitUntil(queue, events, "completed", Self.allCompleted)
         await queue.stop()
+        await cache.close()
+    }
+
+    func testADiskFillingMidDownloadStopsItWithinAStepAndItGoesOnOnceSpaceIsFreed() async throws {
+        let length: Int64 = 4_000_000
+        let setup = try setUp(items: 1, length: length)
+        setup.origin.behaviour.throttleBytesPerSecond = 2_000_000
+        let conditions = SettableConditions(availableDiskBytes: 900_000_000)
+        let cache = try setup.makeCache()
+        let queue = try await DownloadQueue(
+            cache: cache,
+            configuration: DownloadConfiguration(
+                rules: TransferRules(diskReserveBytes: 500_000_000), diskRecheckInterval: 0.05),
+            conditions: conditions)
+        let events = queue.events()
+        let url = setup.urls[0]
+        try await queue.add(DownloadRequest(url: url))
+        try await waitUntil(queue, events, "a part downloaded") { queue in
+            if case .downloading(let bytes, _) = queue.items[0].state { bytes >= 500_000 } else { false }
+        }
+        // Something else fills the disk; free space has no event.
+        let storedWhenFull = await cache.cachedRanges(for: url).byteCount
+        conditions.setAvailableDiskBytes(400_000_000)
+        try await waitUntil(queue, events, "the download waits for disk space") { queue in
+            queue.items[0].state == .waiting([.lowDiskSpace])
+        }
+        let storedWhenStopped = await cache.cachedRanges(for: url).byteCount
+        XCTAssertLessThan(storedWhenStopped, length, "it stopped before its end")
+        // A look every MiB, and what was in flight (a socket's buffers) past it.
+        XCTAssertLessThanOrEqual(
+            storedWhenStopped - storedWhenFull, RangeStore.diskCheckStep + 512 * 1024, "it ran past the reserve")
+
+        conditions.setAvailableDiskBytes(900_000_000)
+        try await waitUntil(queue, events, "completed", Self.allCompleted)
+        await queue.stop()
+        let played = try await collect(cache.read(url))
+        XCTAssertEqual(played, setup.bytes(0, length: length))
+        XCTAssertLessThanOrEqual(
+            setup.origin.bodyBytesSent, length + 512 * 1024, "what it had stored was not fetched again")
         await cache.close()
     }
 
@@ -223,6 +263,27 @@ final class DownloadQueueTests: XCTestCase {
         await cache.close()
     }
 
+    func testRemovingOneOfTwoDownloadsOfAFileKeepsTheFile() async throws {
+        let setup = try setUp(items: 1, length: 300_000)
+        let cache = try setup.makeCache()
+        let queue = try await DownloadQueue(cache: cache, conditions: SettableConditions(availableDiskBytes: 1 << 40))
+        let events = queue.events()
+        // One track in an album and in a playlist: two downloads, one file.
+        try await queue.add(DownloadRequest(url: setup.urls[0], id: "album/3"))
+        try await queue.add(DownloadRequest(url: setup.urls[0], id: "playlist/1"))
+        try await waitUntil(queue, events, "both completed", Self.allCompleted)
+        try await queue.remove("album/3")
+        let kept = await cache.entry(for: setup.urls[0])
+        XCTAssertEqual(kept?.isPinned, true, "the playlist's download still holds the file")
+        XCTAssertEqual(kept?.cachedBytes, 300_000)
+        XCTAssertEqual(queue.item("playlist/1")?.state, .completed(bytes: 300_000))
+        try await queue.remove("playlist/1")
+        let removed = await cache.entry(for: setup.urls[0])
+        XCTAssertNil(removed, "the last download of it took it away")
+        await queue.stop()
+        await cache.close()
+    }
+
     func testAnHLSDownloadKeepsTheChosenVariantAndARemovalTakesItAllBack() async throws {
         let www = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: www) }
@@ -244,8 +305,24 @@ final class DownloadQueueTests: XCTestCase {
             let entry = await cache.entry(for: nginx.url(for: name))
             XCTAssertNil(entry, "\(name): not the chosen variant")
         }
-        // Removed, offline: what it stored goes, found through the stored playlists alone.
+        // The same show again with every variant: it shares the master, the low variant and its segments.
+        try await queue.add(
+            DownloadRequest(url: nginx.url(for: "master.m3u8"), id: "show, all", kind: .hls(variants: .all)))
+        try await waitUntil(queue, events, "both completed", Self.allCompleted)
+        // Removed, offline: what it stored goes, found through the stored playlists alone, but for what the
+        // other download holds too.
         nginx.stop()
+        try await queue.remove("show, all")
+        for name in HLSSample.lowVariant {
+            let entry = await cache.entry(for: nginx.url(for: name))
+            XCTAssertTrue(
+                entry.map { $0.isPinned && $0.cachedBytes == $0.info.length } ?? false,
+                "\(name): the other download holds it")
+        }
+        for name in HLSSample.highVariant {
+            let entry = await cache.entry(for: nginx.url(for: name))
+            XCTAssertNil(entry, "\(name): only the removed download held it")
+        }
         try await queue.remove("show")
         await queue.stop()
         let left = await cache.entries().map(\.url)

@@ -29,6 +29,9 @@ public final class SpoolProxy: Sendable {
     /// The preloader the proxy's preload API (`preloadPath`) drives; an app in Swift may drive it directly
     /// (items by origin URL). `stop()` stops it.
     public let preloader: SpoolPreloader
+    /// The download queue the proxy's download API (`downloadsPath`) drives, if it was given one. The app owns
+    /// it: `stop()` leaves it running.
+    public let downloads: DownloadQueue?
     /// The token of the URLs shared on the local network: one per proxy, so per launch of the app.
     private let gate = SharingGate()
     private let hub = ProxyEventHub()
@@ -58,10 +61,14 @@ public final class SpoolProxy: Sendable {
     /// The listener id of the local network's connections (loopback's are 0).
     private static let sharedListenerID = 1
 
-    /// A proxy for `cache`; call `start()` to listen.
-    public init(cache: SpoolCache, configuration: ProxyConfiguration = ProxyConfiguration()) {
+    /// A proxy for `cache`, whose download API drives `downloads` (a queue over the same cache; without one
+    /// the API answers 404); call `start()` to listen.
+    public init(
+        cache: SpoolCache, configuration: ProxyConfiguration = ProxyConfiguration(), downloads: DownloadQueue? = nil
+    ) {
         self.cache = cache
         self.configuration = configuration
+        self.downloads = downloads
         preloader = SpoolPreloader(cache: cache, configuration: configuration.preload)
     }
 
@@ -72,7 +79,8 @@ public final class SpoolProxy: Sendable {
             guard case .idle = state else { throw ProxyError.alreadyStarted }
             state = .starting
         }
-        let responder = ProxyResponder(cache: cache, configuration: configuration, preloader: preloader)
+        let responder = ProxyResponder(
+            cache: cache, configuration: configuration, preloader: preloader, downloads: downloads)
         let server = ProxyServer(readAhead: responder.readAhead)
         let listener: ProxyListener
         do {
@@ -103,6 +111,15 @@ public final class SpoolProxy: Sendable {
     /// totals, `DELETE` to empty the feed. Every answer is that state as JSON; a refused request gets 400
     /// (what is wrong), 403 (a host not allowed) or 413.
     public static let preloadPath = "/preload"
+
+    /// The path of the download API, for apps that drive the proxy over HTTP: `PUT` downloads as
+    /// `{"items": [{"url": "<proxy or origin URL>", "id": "…", "title": "…"}]}` (an HLS playlist with `"variants":
+    /// "highest" | "first" | "all"`), `PUT` `{"ids": […], "state": "paused" | "queued"}` to `/downloads/state`,
+    /// `DELETE` with `{"ids": […]}` (or `?id=…`) to remove, `GET` the queue. Every answer is the queue as
+    /// JSON: each download's `state` (`queued`, `waiting` with `waitingFor`, `downloading` with `bytes` and
+    /// `total`, `paused`, `completed`, `failed` with `failure`) and the totals. A proxy made without a
+    /// `DownloadQueue` answers 404.
+    public static let downloadsPath = "/downloads"
 
     /// The base URL while the proxy listens (`nil` before `start()`, after `stop()`, and while no socket
     /// could be bound).

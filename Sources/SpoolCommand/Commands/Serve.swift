@@ -17,7 +17,9 @@ struct Serve: AsyncParsableCommand {
             Prints the base URL on the first line of standard output, then serves until SIGINT or SIGTERM, \
             when it closes every connection and writes the cache index before exiting. GET /statistics gives \
             the cache's counters as JSON; PUT /preload with a feed's items keeps the next ones preloaded \
-            (see the article "Preloading a feed" in Sources/Spool/Spool.docc).
+            (see the article "Preloading a feed" in Sources/Spool/Spool.docc). It runs the cache's download \
+            queue: PUT /downloads queues downloads for offline, GET /downloads shows them, and \
+            `spool download` commands go to this process while it runs.
             """)
 
     @Option(
@@ -74,11 +76,24 @@ struct Serve: AsyncParsableCommand {
             "Feed items after the current one the preload API keeps preloaded (default 2).", valueName: "n"))
     var preloadAhead = PreloadConfiguration().itemsAhead
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep at least this much disk space free; downloads wait below it (500MB, 2GB, 0: none).",
+            valueName: "size"))
+    var downloadReserve = "500MB"
+
+    @Option(help: ArgumentHelp("Downloads at a time.", valueName: "n"))
+    var parallelDownloads = 2
+
+    @Flag(help: "Leave the cache's download queue alone (the download API then answers 404).")
+    var noDownloads = false
+
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var cacheOptions: CacheOptions
 
     func validate() throws {
+        _ = try downloadConfiguration()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let bandwidthDelayMultiple, !(0.1...16).contains(bandwidthDelayMultiple) {
             throw ValidationError("--bandwidth-delay-multiple must be between 0.1 and 16")
@@ -100,6 +115,7 @@ struct Serve: AsyncParsableCommand {
                 bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple,
                 abandonedRequestGrace: abandonedRequestGrace ?? FetchPolicy().abandonedRequestGrace))
         let cache = opened.cache
+        let downloads = try await openDownloads(cache)
         // Without --verbose, only what the proxy noticed (playlist URIs it left alone, stale live playlists).
         let everyRequest = verbose
         let log: @Sendable (ProxyLogRecord) -> Void = { record in
@@ -111,12 +127,14 @@ struct Serve: AsyncParsableCommand {
             configuration: ProxyConfiguration(
                 host: host, port: port, allowedHosts: Set(allowedHosts), log: log, readAheadSeconds: readAhead,
                 cachesKeys: cacheKeys,
-                preload: PreloadConfiguration(itemsAhead: preloadAhead, target: .seconds(preloadSeconds))))
+                preload: PreloadConfiguration(itemsAhead: preloadAhead, target: .seconds(preloadSeconds))),
+            downloads: downloads)
         let signals = SignalListener(signals: [SIGINT, SIGTERM])
         let baseURL: URL
         do {
             baseURL = try await proxy.start()
         } catch {
+            await downloads?.stop()
             await opened.close()
             throw CommandFailure(message: "\(error)")
         }
@@ -126,6 +144,19 @@ struct Serve: AsyncParsableCommand {
             for await event in events { FileHandle.standardError.write(Data("spool: \(event)\n".utf8)) }
         }
         await ping(baseURL, through: opened.transport)
+        let downloadPrinter = downloads.map { queue in
+            Task {
+                var printer = DownloadPrinter(prefix: "spool: download ")
+                for await event in queue.events() { if let state = event.state { printer.show(event.id, state) } }
+            }
+        }
+        let record = ServeRecord(url: baseURL.absoluteString, pid: getpid())
+        do {
+            try record.write(in: cacheOptions.directory)
+        } catch {
+            FileHandle.standardError.write(
+                Data("spool: warning: \(error); `spool download` will not find this process\n".utf8))
+        }
         // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
         FileHandle.standardOutput.write(Data((baseURL.absoluteString + "\n").utf8))
         FileHandle.standardError.write(
@@ -139,12 +170,36 @@ struct Serve: AsyncParsableCommand {
         let received = await signals.next()
         FileHandle.standardError.write(Data("spool: \(received == SIGTERM ? "SIGTERM" : "SIGINT"), stopping\n".utf8))
         await proxy.stop()
+        // After the proxy: no request changes the queue any more. Its running downloads stop and are written
+        // down as queued; the next serve or `spool download run` goes on with them.
+        await downloads?.stop()
+        record.remove(in: cacheOptions.directory)
         await eventPrinter.value
+        await downloadPrinter?.value
         await opened.close()
     }
 }
 
 extension Serve {
+    private func downloadConfiguration() throws -> DownloadConfiguration {
+        try DownloadRunOptions.configuration(
+            reserve: downloadReserve, parallel: parallelDownloads,
+            options: ("--download-reserve", "--parallel-downloads"))
+    }
+
+    /// The cache's download queue, run by this process; `nil` with --no-downloads, or with a warning when
+    /// another process runs it.
+    private func openDownloads(_ cache: SpoolCache) async throws -> DownloadQueue? {
+        guard !noDownloads else { return nil }
+        do {
+            return try await DownloadQueue(cache: cache, configuration: try downloadConfiguration())
+        } catch let failure as DownloadQueue.Failure {
+            FileHandle.standardError.write(
+                Data("spool: warning: \(failure); the download API answers 404 until this serve restarts\n".utf8))
+            return nil
+        }
+    }
+
     /// Asks the proxy for its ping path through the origin client, before the URL is announced: a check that
     /// the listener answers, and it spares the first player the one-time set-up of both HTTP stacks (on
     /// Linux, 6 of the first request's 10 ms over loopback).

@@ -48,7 +48,7 @@ final class PreloadControl: Sendable {
         case (.GET, _), (.HEAD, _):
             break
         case (.PUT, false):
-            let message = try decode(PreloadFeedMessage.self, from: body)
+            let message = try ControlJSON.decode(PreloadFeedMessage.self, from: body)
             guard message.items.count <= Self.itemLimit else {
                 throw FailureResponse(status: 413, reason: "more than \(Self.itemLimit) items")
             }
@@ -66,7 +66,7 @@ final class PreloadControl: Sendable {
                 preloader.setItems(items, current: message.current)
             }
         case (.PUT, true):
-            let message = try decode(PreloadCurrentMessage.self, from: body)
+            let message = try ControlJSON.decode(PreloadCurrentMessage.self, from: body)
             try feed.withLock { feed in
                 let found: Int?
                 switch (message.index, message.id) {
@@ -97,39 +97,13 @@ final class PreloadControl: Sendable {
         let (ids, current) = feed.withLock { $0 }
         var states: [String: PreloadState] = [:]
         for id in ids { states[id] = preloader.state(of: id) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let message = PreloadStatusMessage(ids: ids, current: current, states: states, totals: preloader.totals)
-        return Array(try encoder.encode(message)) + [UInt8(ascii: "\n")]
-    }
-
-    private func decode<Message: Decodable>(_ type: Message.Type, from body: [UInt8]) throws -> Message {
-        do {
-            return try JSONDecoder().decode(type, from: Data(body))
-        } catch let error as DecodingError {
-            throw FailureResponse(status: 400, reason: "not the JSON expected: \(Self.describe(error))")
-        }
+        return try ControlJSON.encode(
+            PreloadStatusMessage(ids: ids, current: current, states: states, totals: preloader.totals))
     }
 
     /// The item a message names: its origin URL, from a proxy URL or as given, on an allowed host.
     private func item(_ message: PreloadFeedMessage.Item, number: Int) throws -> PreloadItem {
-        guard let url = URL(string: message.url) else {
-            throw FailureResponse(status: 400, reason: "item \(number): not a URL")
-        }
-        let origin: URL
-        if isProxyAddress(url), let mapped = try? ProxyURLMapping.originURL(forRequestTarget: message.url) {
-            origin = mapped
-        } else {
-            do {
-                try ProxyURLMapping.validate(url)
-            } catch {
-                throw FailureResponse(status: 400, reason: "item \(number): \(error)")
-            }
-            origin = url
-        }
-        guard let host = origin.host, configuration.allows(host: host) else {
-            throw FailureResponse(status: 403, reason: "item \(number): origin host not allowed")
-        }
+        let origin = try ControlItemURL.origin(of: message.url, number: number, configuration: configuration)
         let target: PreloadTarget?
         switch (message.seconds, message.bytes) {
         case (nil, nil): target = nil
@@ -140,35 +114,5 @@ final class PreloadControl: Sendable {
                 status: 400, reason: "item \(number): give \"seconds\" (0 to 3600) or \"bytes\" (positive), not both")
         }
         return PreloadItem(url: origin, id: message.id, target: target)
-    }
-
-    /// Whether `url` points at a proxy (a path alone, or a loopback or the proxy's own host): its path
-    /// then names the origin URL. An origin URL is never read as one unless its path decodes as a proxy
-    /// path, which a real origin's does not.
-    private func isProxyAddress(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return url.path.hasPrefix("/") }
-        let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return ["127.0.0.1", "localhost", "::1", configuration.host.lowercased()].contains(trimmed)
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context): "\(path(context.codingPath + [key])) is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            "\(path(context.codingPath)) has the wrong type"
-        case .dataCorrupted(let context): context.codingPath.isEmpty ? "malformed" : "\(path(context.codingPath))"
-        @unknown default: "malformed"
-        }
-    }
-
-    /// `items[2].url`.
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.reduce(into: "") { text, key in
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                text += (text.isEmpty ? "" : ".") + key.stringValue
-            }
-        }
     }
 }

@@ -3,20 +3,24 @@ import NIOCore
 import NIOHTTP1
 import Spool
 
-/// The proxy's own paths, which name no origin: the ping, the statistics and the preload API.
+/// The proxy's own paths, which name no origin: the ping, the statistics, the preload and download APIs.
 extension ProxyResponder {
     /// Answers `head` if it is for one of the proxy's own paths; returns whether it was.
     func answerControl(
         _ head: HTTPRequestHead, body: [UInt8], keepAlive: Bool, writer: Writer, record: inout ProxyLogRecord
     ) async throws -> Bool {
         let path = head.uri
-        let isOwn = path == SpoolProxy.pingPath || path == SpoolProxy.statisticsPath || PreloadControl.handles(path)
+        let isOwn =
+            path == SpoolProxy.pingPath || path == SpoolProxy.statisticsPath || PreloadControl.handles(path)
+            || DownloadControl.handles(path)
         guard isOwn else { return false }
         record.target = String(Self.path(of: path))
         let isHead = head.method == .HEAD
         let json: [UInt8]
         if PreloadControl.handles(path) {
             json = try preload.answer(method: head.method, uri: path, body: body)
+        } else if DownloadControl.handles(path) {
+            json = try await downloads.answer(method: head.method, uri: path, body: body)
         } else {
             guard head.method == .GET || isHead else {
                 throw FailureResponse(

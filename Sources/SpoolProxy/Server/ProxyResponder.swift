@@ -16,19 +16,26 @@ struct ProxyResponder: Sendable {
     let readAhead: SegmentReadAhead
     /// The preload API (`/preload`).
     let preload: PreloadControl
+    /// The download API (`/downloads`).
+    let downloads: DownloadControl
     /// What the paths of rewritten playlists start with: empty on loopback, `/s/<token>` for the local
     /// network's listener, so a receiver fetches every segment with the token too.
     private(set) var pathScope = ""
     /// Names this proxy in its answers to the ping (`ListenerProbe`): random, one per proxy.
     let instance = ProxyURLMapping.randomBase64URL(byteCount: 12)
 
-    /// A responder over `cache`; its preload API drives `preloader` (by default a new one over `cache`).
-    init(cache: SpoolCache, configuration: ProxyConfiguration, preloader: SpoolPreloader? = nil) {
+    /// A responder over `cache`; its preload API drives `preloader` (by default a new one over `cache`), its
+    /// download API `downloads` (none by default).
+    init(
+        cache: SpoolCache, configuration: ProxyConfiguration, preloader: SpoolPreloader? = nil,
+        downloads: DownloadQueue? = nil
+    ) {
         self.cache = cache
         self.configuration = configuration
         preload = PreloadControl(
             preloader: preloader ?? SpoolPreloader(cache: cache, configuration: configuration.preload),
             configuration: configuration)
+        self.downloads = DownloadControl(queue: downloads, configuration: configuration)
         readAhead = SegmentReadAhead(
             cache: cache,
             window: .init(seconds: configuration.readAheadSeconds, bytes: configuration.readAheadBytes))

@@ -40,7 +40,7 @@ final class PreloadAPITests: XCTestCase {
             "items": urls.enumerated().map { ["url": $1, "id": "v\($0)"] },
             "current": 0,
         ]
-        let put = try await call(fixture, "PUT", SpoolProxy.preloadPath, json: feed)
+        let put = try await ControlAPI.call(fixture, "PUT", SpoolProxy.preloadPath, json: feed)
         XCTAssertEqual(put.status, 200, put.text)
         XCTAssertEqual(try status(put.body).items.map(\.id), ["v0", "v1", "v2", "v3"])
         // The current item and the two ahead (v1 with its moov at the end); v3 is outside the window.
@@ -51,7 +51,7 @@ final class PreloadAPITests: XCTestCase {
         XCTAssertEqual(loaded.current, 0)
         try await fixture.assertPlaysWithoutRefetching("v1.mp4", seconds: 2)
 
-        let swipe = try await call(fixture, "PUT", "/preload/current", json: ["id": "v2"])
+        let swipe = try await ControlAPI.call(fixture, "PUT", "/preload/current", json: ["id": "v2"])
         XCTAssertEqual(swipe.status, 200, swipe.text)
         XCTAssertEqual(try status(swipe.body).current, 2)
         loaded = try await waitUntil(fixture) { $0.items[3].state == "loaded" }
@@ -59,7 +59,7 @@ final class PreloadAPITests: XCTestCase {
         XCTAssertGreaterThan(loaded.totals.bytesPreloaded, 0)
         XCTAssertGreaterThanOrEqual(loaded.totals.itemsLoaded, 4)
 
-        let emptied = try await call(fixture, "DELETE", SpoolProxy.preloadPath)
+        let emptied = try await ControlAPI.call(fixture, "DELETE", SpoolProxy.preloadPath)
         XCTAssertEqual(emptied.status, 200, emptied.text)
         XCTAssertEqual(try status(emptied.body).items, [])
         // Swift code reaches the same preloader.
@@ -71,7 +71,7 @@ final class PreloadAPITests: XCTestCase {
             test: self, configuration: ProxyConfiguration(allowedHosts: ["127.0.0.1"]))
         try fixture.serveGenerated("a.bin", length: 100_000, seed: 1)
         let good = try fixture.proxyURL("a.bin").absoluteString
-        let put = try await call(
+        let put = try await ControlAPI.call(
             fixture, "PUT", SpoolProxy.preloadPath, json: ["items": [["url": good, "id": "a"]], "current": 0])
         XCTAssertEqual(put.status, 200, put.text)
         let before = try status(put.body)
@@ -80,27 +80,37 @@ final class PreloadAPITests: XCTestCase {
         let cases: [(name: String, method: String, path: String, body: String, status: Int, reason: String)] = [
             ("not JSON", "PUT", "/preload", "{items", 400, "malformed"),
             ("no items", "PUT", "/preload", "{}", 400, "items is missing"),
-            ("an item without a url", "PUT", "/preload", try text(item(["id": "x"])), 400, "items[0].url is missing"),
             (
-                "a number for a url", "PUT", "/preload", try text(item(["url": 3])), 400,
+                "an item without a url", "PUT", "/preload", try ControlAPI.text(item(["id": "x"])), 400,
+                "items[0].url is missing"
+            ),
+            (
+                "a number for a url", "PUT", "/preload", try ControlAPI.text(item(["url": 3])), 400,
                 "items[0].url has the wrong type"
             ),
-            ("a file URL", "PUT", "/preload", try text(item(["url": "file:///etc/passwd"])), 400, "item 1"),
+            ("a file URL", "PUT", "/preload", try ControlAPI.text(item(["url": "file:///etc/passwd"])), 400, "item 1"),
             (
-                "a host not allowed", "PUT", "/preload", try text(item(["url": "http://example.com/a.mp4"])), 403,
+                "a host not allowed", "PUT", "/preload", try ControlAPI.text(item(["url": "http://example.com/a.mp4"])),
+                403,
                 "origin host not allowed"
             ),
             (
-                "seconds and bytes", "PUT", "/preload", try text(item(["url": good, "seconds": 3, "bytes": 10])), 400,
+                "seconds and bytes", "PUT", "/preload",
+                try ControlAPI.text(item(["url": good, "seconds": 3, "bytes": 10])), 400,
                 "not both"
             ),
-            ("negative seconds", "PUT", "/preload", try text(item(["url": good, "seconds": -1])), 400, "seconds"),
             (
-                "two items with one id", "PUT", "/preload", try text(["items": [["url": good], ["url": good]]]), 400,
+                "negative seconds", "PUT", "/preload", try ControlAPI.text(item(["url": good, "seconds": -1])), 400,
+                "seconds"
+            ),
+            (
+                "two items with one id", "PUT", "/preload",
+                try ControlAPI.text(["items": [["url": good], ["url": good]]]), 400,
                 "two items with the id"
             ),
             (
-                "current past the end", "PUT", "/preload", try text(["items": [["url": good]], "current": 1]), 400,
+                "current past the end", "PUT", "/preload",
+                try ControlAPI.text(["items": [["url": good]], "current": 1]), 400,
                 "current is 1"
             ),
             ("an unknown id", "PUT", "/preload/current", "{\"id\": \"nope\"}", 400, "no such item"),
@@ -109,7 +119,7 @@ final class PreloadAPITests: XCTestCase {
             ("DELETE the current item", "DELETE", "/preload/current", "", 405, "GET, HEAD, PUT"),
         ]
         for test in cases {
-            let answer = try await call(fixture, test.method, test.path, body: test.body)
+            let answer = try await ControlAPI.call(fixture, test.method, test.path, body: test.body)
             XCTAssertEqual(answer.status, test.status, "\(test.name): \(answer.text)")
             XCTAssertTrue(answer.text.contains(test.reason), "\(test.name): \(answer.text)")
         }
@@ -125,7 +135,7 @@ final class PreloadAPITests: XCTestCase {
             ])
         XCTAssertEqual(String(decoding: tooLarge.stdout, as: UTF8.self), "413", tooLarge.stderr)
 
-        let after = try await call(fixture, "GET", SpoolProxy.preloadPath)
+        let after = try await ControlAPI.call(fixture, "GET", SpoolProxy.preloadPath)
         XCTAssertEqual(after.status, 200)
         XCTAssertEqual(try status(after.body).items.map(\.id), before.items.map(\.id), "the feed is unchanged")
         XCTAssertEqual(try status(after.body).current, 0)
@@ -133,28 +143,14 @@ final class PreloadAPITests: XCTestCase {
 
     // MARK: Helpers
 
-    private func text(_ object: Any) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
-    }
-
     private func status(_ body: Data) throws -> Status {
         try JSONDecoder().decode(Status.self, from: body)
-    }
-
-    private func call(
-        _ fixture: ProxyFixture, _ method: String, _ path: String, json: Any? = nil, body: String = ""
-    ) async throws -> (status: Int, body: Data, text: String) {
-        let sent = try json.map(text) ?? body
-        var arguments = ["--request", method]
-        if !sent.isEmpty { arguments += ["--header", "Content-Type: application/json", "--data-binary", sent] }
-        let answer = try await Curl.fetch(URL(string: fixture.proxy.baseURL!.absoluteString + path)!, arguments)
-        return (answer.status, answer.body, String(decoding: answer.body, as: UTF8.self))
     }
 
     private func waitUntil(_ fixture: ProxyFixture, _ done: (Status) -> Bool) async throws -> Status {
         var last: Status?
         for _ in 0..<400 {
-            let answer = try await call(fixture, "GET", SpoolProxy.preloadPath)
+            let answer = try await ControlAPI.call(fixture, "GET", SpoolProxy.preloadPath)
             let current = try status(answer.body)
             if done(current) { return current }
             last = current

@@ -12,11 +12,14 @@ final class ProxyFixture: Sendable {
     let nginx: NginxOrigin
     let cache: SpoolCache
     let proxy: SpoolProxy
+    /// The download queue the proxy's download API drives, when the fixture was made with download conditions.
+    let downloads: DownloadQueue?
 
-    /// The fixture's cache runs on `clock` (by default the system's).
+    /// The fixture's cache runs on `clock` (by default the system's); with `downloadConditions`, a download
+    /// queue under them runs beside the proxy (stopped at the end).
     init(
         test: XCTestCase, configuration: ProxyConfiguration = ProxyConfiguration(),
-        clock: any SpoolClock = SystemClock()
+        clock: any SpoolClock = SystemClock(), downloadConditions: (any ConditionsSource)? = nil
     ) async throws {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-proxy-test-\(UUID().uuidString)", isDirectory: true)
@@ -26,11 +29,17 @@ final class ProxyFixture: Sendable {
         nginx = try NginxOrigin(serving: www)
         cache = try SpoolCache(
             configuration: SpoolConfiguration(directory: cacheDirectory, fetchPolicy: FetchPolicy(), clock: clock))
-        proxy = SpoolProxy(cache: cache, configuration: configuration)
+        if let downloadConditions {
+            downloads = try await DownloadQueue(cache: cache, conditions: downloadConditions)
+        } else {
+            downloads = nil
+        }
+        proxy = SpoolProxy(cache: cache, configuration: configuration, downloads: downloads)
         try await proxy.start()
-        let (nginx, proxy, cache) = (nginx, proxy, cache)
+        let (nginx, proxy, cache, downloads) = (nginx, proxy, cache, downloads)
         test.addTeardownBlock { @Sendable () async in
             await proxy.stop()
+            await downloads?.stop()
             await cache.close()
             nginx.stop()
             try? FileManager.default.removeItem(at: root)

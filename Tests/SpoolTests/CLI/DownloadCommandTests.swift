@@ -121,4 +121,66 @@ final class DownloadCommandTests: XCTestCase {
         list = try await Durability.spool(["download", "ls", "--cache", directory.path])
         XCTAssertFalse(list.stdoutText.contains("Two"), list.stdoutText)
     }
+
+    func testWhileServeRunsTheQueueTheDownloadCommandsGoToIt() async throws {
+        let origin = try TestOrigin()
+        let directory = try makeTemporaryDirectory()
+        addTeardownBlock {
+            origin.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let urls = (0..<3).map { index -> String in
+            origin.serve(.generated(length: 300_000, seed: UInt64(400 + index)), at: "/ep/\(index).mp3")
+            return origin.url(for: "/ep/\(index).mp3").absoluteString
+        }
+        let serve = try BackgroundProcess(
+            executable: try SpoolExecutable.url(),
+            arguments: ["serve", "--port", "0", "--cache", directory.path, "--download-reserve", "0"])
+        addTeardownBlock { serve.stop() }
+        let base = try serve.firstLine()
+        XCTAssertTrue(base.hasPrefix("http://127.0.0.1:"), base)
+        let cache = ["--cache", directory.path]
+
+        // serve holds the queue: `add` goes to its API and follows the downloads there until they complete.
+        let added = try await Durability.spool(
+            ["download", "add", "--title", "One", "--title", "Two"] + urls[..<2] + cache)
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertTrue(added.stderr.contains("spool serve (pid"), added.stderr)
+        XCTAssertTrue(added.stderr.contains("\(urls[1]): completed"), added.stderr)
+        var list = try await Durability.spool(["download", "ls"] + cache)
+        XCTAssertEqual(list.stdoutText.components(separatedBy: "completed").count - 1, 2, list.stdoutText)
+        XCTAssertTrue(list.stdoutText.contains("Two"), list.stdoutText)
+
+        let third = try await Durability.spool(["download", "add", "--no-wait", urls[2]] + cache)
+        XCTAssertEqual(third.status, 0, third.stderr)
+        // `run` follows serve's queue until every download is done.
+        let run = try await Durability.spool(["download", "run"] + cache)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let removed = try await Durability.spool(["download", "remove", urls[1]] + cache)
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertTrue(removed.stdoutText.contains("\(urls[1]): removed"), removed.stdoutText)
+        let unknown = try await Durability.spool(["download", "pause", "nothing-like-it"] + cache)
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("no download nothing-like-it"), unknown.stderr)
+
+        serve.send(SIGTERM)
+        XCTAssertEqual(serve.waitForExit(timeout: 30), 0, serve.stderr)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("serve.json").path),
+            "serve takes its record away")
+        XCTAssertTrue(serve.stderr.contains("spool: download \(urls[2]): completed"), serve.stderr)
+        // What serve did is written down for the next process.
+        list = try await Durability.spool(["download", "ls"] + cache)
+        XCTAssertEqual(list.stdoutText.components(separatedBy: "completed").count - 1, 2, list.stdoutText)
+        XCTAssertFalse(list.stdoutText.contains("Two"), list.stdoutText)
+        let opened = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
+        for (index, url) in urls.enumerated() where index != 1 {
+            let played = try await collect(opened.read(URL(string: url)!))
+            XCTAssertEqual(played, TestContent.generatedBytes(seed: UInt64(400 + index), range: 0..<300_000))
+        }
+        let gone = await opened.entry(for: URL(string: urls[1])!)
+        XCTAssertNil(gone, "a removed download's bytes are gone")
+        await opened.close()
+        XCTAssertLessThanOrEqual(origin.bodyBytesSent, 3 * 300_000, "no byte fetched twice: \(origin.requests)")
+    }
 }

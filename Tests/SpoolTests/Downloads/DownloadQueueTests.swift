@@ -43,15 +43,9 @@ final class DownloadQueueTests: XCTestCase {
         _ queue: DownloadQueue, _ events: AsyncStream<DownloadEvent>, _ what: String,
         file: StaticString = #filePath, line: UInt = #line, _ done: @escaping @Sendable (DownloadQueue) -> Bool
     ) async throws {
-        let reached = try await withinHangBound {
-            var iterator = events.makeAsyncIterator()
-            while !done(queue) {
-                guard await iterator.next() != nil else { return false }
-            }
-            return true
-        }
-        XCTAssertEqual(
-            reached, true, "never: \(what); items: \(queue.items.map { "\($0.request.id) \($0.state)" })",
+        let reached = try await holdsAfterEvents(events) { done(queue) }
+        XCTAssertTrue(
+            reached, "never: \(what); items: \(queue.items.map { "\($0.request.id) \($0.state)" })",
             file: file, line: line)
     }
 

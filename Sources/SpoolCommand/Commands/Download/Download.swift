@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolProxy
 
 /// `spool download`: the cache's queue of downloads for offline play, the one `DownloadQueue` runs in an app.
 struct Download: AsyncParsableCommand {
@@ -28,14 +29,20 @@ struct DownloadRunOptions: ParsableArguments {
 
     /// The queue's configuration.
     func configuration() throws -> DownloadConfiguration {
+        try Self.configuration(reserve: reserve, parallel: parallel, options: ("--reserve", "--parallel"))
+    }
+
+    /// The configuration of a queue the command line runs, with the options' names for its errors.
+    static func configuration(reserve text: String, parallel: Int, options: (reserve: String, parallel: String))
+        throws -> DownloadConfiguration
+    {
         let reserve: Int64
         do {
-            reserve =
-                self.reserve.trimmingCharacters(in: .whitespaces) == "0" ? 0 : try ByteSize(parsing: self.reserve).bytes
+            reserve = text.trimmingCharacters(in: .whitespaces) == "0" ? 0 : try ByteSize(parsing: text).bytes
         } catch let invalid as ArgumentText.Invalid {
-            throw ValidationError("--reserve: \(invalid.description)")
+            throw ValidationError("\(options.reserve): \(invalid.description)")
         }
-        guard parallel > 0 else { throw ValidationError("--parallel: at least 1") }
+        guard parallel > 0 else { throw ValidationError("\(options.parallel): at least 1") }
         var rules = TransferRules.downloads
         rules.diskReserveBytes = reserve
         // A command line runs where its user chose to run it: the network's cost and the power are theirs.
@@ -70,5 +77,57 @@ func runDownloads(_ queue: DownloadQueue) async throws {
     await queue.stop()
     guard failed.isEmpty else {
         throw CommandFailure(message: "\(failed.count) download(s) failed; `spool download resume ID` tries again")
+    }
+}
+
+/// Where the download commands find the cache's queue: opened by this process, or run by `spool serve`.
+enum QueueAccess {
+    case own(DownloadQueue)
+    case served(ServedQueue)
+}
+
+/// Opens the queue of `cache`; when another process runs it and that process is `spool serve`, the command
+/// goes to serve's download API instead. Fails with the queue's reason otherwise.
+func accessQueue(_ cache: SpoolCache, configuration: DownloadConfiguration) async throws -> QueueAccess {
+    do {
+        return .own(try await DownloadQueue(cache: cache, configuration: configuration))
+    } catch let failure as DownloadQueue.Failure {
+        guard case .inUse = failure, let served = await ServedQueue.find(in: cache.configuration.directory) else {
+            throw CommandFailure(message: failure.description)
+        }
+        FileHandle.standardError.write(
+            Data("spool: spool serve (pid \(served.pid)) runs this queue; asking it\n".utf8))
+        return .served(served)
+    }
+}
+
+/// Follows the queue `spool serve` runs until the downloads `ids` (every one when `nil`) have completed, failed
+/// or been paused, printing each change on stderr; throws when one failed, or when serve stops first.
+func followServed(_ served: ServedQueue, ids: Set<String>?) async throws {
+    var printer = DownloadPrinter()
+    // Ends when the downloads do, or serve does; Ctrl-C ends it too and leaves the downloads to serve.
+    while true {
+        let status: DownloadStatusMessage
+        do {
+            status = try await served.status()
+        } catch {
+            throw CommandFailure(
+                message:
+                    "spool serve (pid \(served.pid)) stopped: \(error); `spool download run` goes on with the queue")
+        }
+        let items = status.items.filter { ids?.contains($0.id) ?? true }
+        for item in items {
+            if let state = item.downloadState { printer.show(item.id, state) }
+        }
+        if items.allSatisfy({ ["completed", "failed", "paused"].contains($0.state) }) {
+            let failed = items.filter { $0.state == "failed" }.count
+            guard failed == 0 else {
+                throw CommandFailure(
+                    message: "\(failed) download(s) failed; `spool download resume ID` tries again")
+            }
+            return
+        }
+        // serve's API has no event stream: a look four times a second is what a progress line needs.
+        try await Task.sleep(nanoseconds: 250_000_000)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolProxy
 
 /// `spool download add URL...`: adds downloads to the queue, then runs it.
 struct DownloadAdd: AsyncParsableCommand {
@@ -36,28 +37,35 @@ struct DownloadAdd: AsyncParsableCommand {
         // Added only: the next `spool download run` downloads.
         configuration.startsDownloads = !noWait
         try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
-            let queue = try await openQueue(cache, configuration: configuration)
-            let streams = HLSPinning(cache: cache)
-            var requests: [DownloadRequest] = []
-            for (index, url) in urls.enumerated() {
-                // One request (its answer is cached) tells a playlist from a file.
-                let kind: DownloadKind =
-                    try await streams.isPlaylist(url) ? .hls(variants: allVariants ? .all : .highest) : .file
-                requests.append(DownloadRequest(url: url, kind: kind, title: title.isEmpty ? nil : title[index]))
+            let access = try await accessQueue(cache, configuration: configuration)
+            let titles = urls.indices.map { title.isEmpty ? nil : title[$0] }
+            let variants: HLSVariantChoice = allVariants ? .all : .highest
+            if case .served(let served) = access {
+                let items = urls.indices.map {
+                    DownloadAddMessage.Item(url: urls[$0], title: titles[$0], variants: variants)
+                }
+                try await served.add(items)
+                if noWait { return }
+                // An item's id is its URL, as serve names it.
+                return try await followServed(served, ids: Set(items.map(\.url)))
             }
-            // All at once: a kill from here on finds the whole list queued.
-            try await queue.add(contentsOf: requests)
+            guard case .own(let queue) = access else { return }
+            do {
+                let streams = HLSPinning(cache: cache)
+                var requests: [DownloadRequest] = []
+                for (index, url) in urls.enumerated() {
+                    // One request (its answer is cached) tells a playlist from a file.
+                    let kind: DownloadKind = try await streams.isPlaylist(url) ? .hls(variants: variants) : .file
+                    requests.append(DownloadRequest(url: url, kind: kind, title: titles[index]))
+                }
+                // All at once: a kill from here on finds the whole list queued.
+                try await queue.add(contentsOf: requests)
+            } catch {
+                await queue.stop()
+                throw error
+            }
             if noWait { return await queue.stop() }
             try await runDownloads(queue)
         }
-    }
-}
-
-/// Opens the queue of `cache`, with the command line's failure when another process runs it.
-func openQueue(_ cache: SpoolCache, configuration: DownloadConfiguration) async throws -> DownloadQueue {
-    do {
-        return try await DownloadQueue(cache: cache, configuration: configuration)
-    } catch let failure as DownloadQueue.Failure {
-        throw CommandFailure(message: failure.description)
     }
 }

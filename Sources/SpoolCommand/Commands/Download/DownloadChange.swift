@@ -9,27 +9,60 @@ struct DownloadIDs: ParsableArguments {
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    /// Opens the queue without running what it holds, applies `change` to each id, and closes it.
-    func apply(_ change: @escaping @Sendable (DownloadQueue, String) async throws -> Void) async throws {
+    /// What a command does to each download.
+    enum Change {
+        case pause, resume, remove
+    }
+
+    /// Opens the queue without running what it holds (or asks the `spool serve` that runs it), applies `change`
+    /// to each id, and closes it. Unknown ids change nothing.
+    func apply(_ change: Change) async throws {
         let opened = try cacheOptions.openCache(reportProblems: true)
         do {
             // A queue that starts nothing: the change is all this process does (`spool download run` downloads).
-            let queue = try await openQueue(opened.cache, configuration: DownloadConfiguration(startsDownloads: false))
-            let known = Set(queue.items.map(\.request.id))
-            let unknown = ids.filter { !known.contains($0) }
-            guard unknown.isEmpty else {
-                await queue.stop()
-                throw CommandFailure(message: "no download \(unknown[0]) in the queue (`spool download ls`)")
+            switch try await accessQueue(opened.cache, configuration: DownloadConfiguration(startsDownloads: false)) {
+            case .own(let queue):
+                do {
+                    try check(Set(queue.items.map(\.request.id)))
+                    for id in ids {
+                        switch change {
+                        case .pause: try await queue.pause(id)
+                        case .resume: try await queue.resume(id)
+                        case .remove: try await queue.remove(id)
+                        }
+                    }
+                    show(queue.items.map { ($0.request.id, $0.state) })
+                    await queue.stop()
+                } catch {
+                    await queue.stop()
+                    throw error
+                }
+            case .served(let served):
+                try check(Set(try await served.status().items.map(\.id)))
+                switch change {
+                case .pause: try await served.set(ids, to: "paused")
+                case .resume: try await served.set(ids, to: "queued")
+                case .remove: try await served.remove(ids)
+                }
+                show(try await served.status().items.compactMap { item in item.downloadState.map { (item.id, $0) } })
             }
-            for id in ids { try await change(queue, id) }
-            for id in ids {
-                print("\(id): \(queue.item(id).map { DownloadPrinter.describe($0.state, exact: true) } ?? "removed")")
-            }
-            await queue.stop()
             await opened.close()
         } catch {
             await opened.close()
             throw error
+        }
+    }
+
+    private func check(_ known: Set<String>) throws {
+        if let unknown = ids.first(where: { !known.contains($0) }) {
+            throw CommandFailure(message: "no download \(unknown) in the queue (`spool download ls`)")
+        }
+    }
+
+    private func show(_ states: [(id: String, state: DownloadState)]) {
+        let byID = Dictionary(states.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+        for id in ids {
+            print("\(id): \(byID[id].map { DownloadPrinter.describe($0, exact: true) } ?? "removed")")
         }
     }
 }
@@ -40,7 +73,7 @@ struct DownloadPause: AsyncParsableCommand {
     @OptionGroup var downloads: DownloadIDs
 
     func run() async throws {
-        try await downloads.apply { try await $0.pause($1) }
+        try await downloads.apply(.pause)
     }
 }
 
@@ -51,7 +84,7 @@ struct DownloadResume: AsyncParsableCommand {
     @OptionGroup var downloads: DownloadIDs
 
     func run() async throws {
-        try await downloads.apply { try await $0.resume($1) }
+        try await downloads.apply(.resume)
     }
 }
 
@@ -62,6 +95,6 @@ struct DownloadRemove: AsyncParsableCommand {
     @OptionGroup var downloads: DownloadIDs
 
     func run() async throws {
-        try await downloads.apply { try await $0.remove($1) }
+        try await downloads.apply(.remove)
     }
 }

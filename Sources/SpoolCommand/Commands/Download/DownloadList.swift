@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolProxy
 
 /// `spool download ls`: the queue, with what each download has stored.
 struct DownloadList: AsyncParsableCommand {
@@ -10,7 +11,20 @@ struct DownloadList: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
-        let items = try await DownloadQueue.written(in: cacheOptions.directory)
+        // While `spool serve` runs the queue, its running downloads' progress; otherwise the queue as written.
+        let items: [(request: DownloadRequest, state: DownloadState)]
+        if let served = await ServedQueue.find(in: cacheOptions.directory) {
+            items = try await served.status().items.compactMap { item in
+                guard let url = URL(string: item.url), let state = item.downloadState else { return nil }
+                return (
+                    DownloadRequest(
+                        url: url, id: item.id, kind: item.kind == "hls" ? .hls(variants: .highest) : .file,
+                        title: item.title), state
+                )
+            }
+        } else {
+            items = try await DownloadQueue.written(in: cacheOptions.directory).map { ($0.request, $0.state) }
+        }
         guard !items.isEmpty else { return print("no downloads") }
         let cache = try cacheOptions.openCache().cache
         print(["ID", "STATE", "STORED", "TITLE", "URL"].joined(separator: "\t"))

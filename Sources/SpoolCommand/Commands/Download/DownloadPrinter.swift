@@ -4,13 +4,20 @@ import Spool
 /// Prints downloads' states on stderr as they change: a line per new state, and per tenth of a download's bytes.
 struct DownloadPrinter {
     private var shown: [String: String] = [:]
+    /// What each line starts with.
+    private let prefix: String
+
+    /// A printer whose lines start with `prefix`.
+    init(prefix: String = "") {
+        self.prefix = prefix
+    }
 
     /// Prints `state` of the download `id` unless it says what was printed last.
     mutating func show(_ id: String, _ state: DownloadState) {
         let line = Self.describe(state)
         guard shown[id] != line else { return }
         shown[id] = line
-        FileHandle.standardError.write(Data("\(id): \(line)\n".utf8))
+        FileHandle.standardError.write(Data("\(prefix)\(id): \(line)\n".utf8))
     }
 
     /// What a state looks like in the list and in the progress lines; downloads in tenths, so a line per tenth.

@@ -16,7 +16,10 @@ struct DownloadRun: AsyncParsableCommand {
     func run() async throws {
         let configuration = try runOptions.configuration()
         try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
-            try await runDownloads(try await openQueue(cache, configuration: configuration))
+            switch try await accessQueue(cache, configuration: configuration) {
+            case .own(let queue): try await runDownloads(queue)
+            case .served(let served): try await followServed(served, ids: nil)
+            }
         }
     }
 }

@@ -4,5 +4,5 @@ import ArgumentParser
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the engine and the proxy.",
-        subcommands: [BenchRun.self, BenchStartup.self, BenchFeed.self])
+        subcommands: [BenchRun.self, BenchStartup.self, BenchFeed.self, BenchDownloads.self])
 }

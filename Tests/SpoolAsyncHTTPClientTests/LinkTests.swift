@@ -9,7 +9,7 @@ import XCTest
 class LinkTests: XCTestCase {
     var transport: OriginTransport { .urlSession }
 
-    private func makeLinkedCache(
+    fileprivate func makeLinkedCache(
         _ fixture: HTTPFixture, profile: LinkProfile, policy: FetchPolicy = FetchPolicy(),
         originTimeout: TimeInterval = 10
     ) throws -> (LinkEmulator, SpoolCache, URL) {
@@ -68,6 +68,10 @@ class LinkTests: XCTestCase {
         await cache.close()
     }
 
+    func testEightReadsOverASharedSlowLinkFetchEachByteOnce() async throws {
+        try await assertEightReadsOverASharedSlowLinkFetchEachByteOnce()
+    }
+
     func testAStalledConnectionIsReplacedWhileOthersFlow() async throws {
         let fixture = try HTTPFixture(test: self, transport: transport, length: 2_000_000)
         let policy = FetchPolicy(stallTimeout: 0.4)
@@ -90,6 +94,40 @@ class LinkTests: XCTestCase {
     }
 }
 
+extension LinkTests {
+    /// Eight reads at once share a mobile link: a connection's bytes wait behind the others' in the link's
+    /// queue for longer than the stall timeout, while the host keeps answering. None is taken for stalled:
+    /// dropping it would throw away what the link was about to deliver and ask for it again (the reads of eight
+    /// 4 MB downloads once failed so, after fetching their bytes up to four times).
+    func assertEightReadsOverASharedSlowLinkFetchEachByteOnce() async throws {
+        let fixture = try HTTPFixture(test: self, transport: transport, length: 500_000)
+        // A quarter of the default stall timeout: the link's queue (eight windows of two bandwidth-delay
+        // products) holds 1.6 s, three times as long.
+        let policy = FetchPolicy(stallTimeout: 0.5)
+        let (link, cache, _) = try makeLinkedCache(fixture, profile: .mobile, policy: policy, originTimeout: 3600)
+        let urls = (0..<8).map { index -> URL in
+            fixture.origin.serve(.generated(length: 500_000, seed: UInt64(50 + index)), at: "/album/\(index).mp3")
+            return link.url(for: "/album/\(index).mp3")
+        }
+        let reads = try await withinHangBound(seconds: 120) {
+            try await withThrowingTaskGroup(of: (Int, Data).self) { group in
+                for (index, url) in urls.enumerated() {
+                    group.addTask { (index, try await collect(cache.read(url))) }
+                }
+                return try await group.reduce(into: [Int: Data]()) { $0[$1.0] = $1.1 }
+            }
+        }
+        let data = try XCTUnwrap(reads, "the reads hung")
+        for index in 0..<8 {
+            XCTAssertEqual(data[index], TestContent.generatedBytes(seed: UInt64(50 + index), range: 0..<500_000))
+        }
+        // What the origin wrote, in flight included: each byte once.
+        XCTAssertLessThanOrEqual(
+            fixture.origin.bodyBytesSent, 8 * 500_000, "bytes fetched again: \(fixture.origin.requests.count) requests")
+        await cache.close()
+    }
+}
+
 /// The same over AsyncHTTPClient.
 final class LinkOverAsyncHTTPClientTests: LinkTests {
     override var transport: OriginTransport { .asyncHTTPClient }
@@ -103,5 +141,8 @@ final class LinkOverAsyncHTTPClientTests: LinkTests {
     }
     override func testAStalledConnectionIsReplacedWhileOthersFlow() async throws {
         try await super.testAStalledConnectionIsReplacedWhileOthersFlow()
+    }
+    override func testEightReadsOverASharedSlowLinkFetchEachByteOnce() async throws {
+        try await super.testEightReadsOverASharedSlowLinkFetchEachByteOnce()
     }
 }

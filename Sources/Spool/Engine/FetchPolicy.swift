@@ -68,6 +68,10 @@ package struct FetchPolicy: Sendable, Hashable {
     /// A response that delivers no byte for this long is a stalled connection: it is dropped and the request
     /// tried again, on a fresh connection, from the first byte still missing.
     package var stallTimeout: TimeInterval
+    /// The same while the host answers the engine's other requests: the silent request waits in a queue (the
+    /// link's, with many connections sharing a slow one; the transport's, for a free connection), not on a
+    /// dead connection, and replacing it would fetch again what the link was about to deliver.
+    package var busyLinkStallTimeout: TimeInterval
     /// Requests that stall or time out (a link that went silent) are tried again for this long since their
     /// last byte before the read fails, whatever `retryLimit` says.
     package var outageTolerance: TimeInterval
@@ -93,6 +97,7 @@ package struct FetchPolicy: Sendable, Hashable {
         retryDelay: TimeInterval = 0.1,
         maximumRetryDelay: TimeInterval = 0.5,
         stallTimeout: TimeInterval = 2,
+        busyLinkStallTimeout: TimeInterval = 8,
         outageTolerance: TimeInterval = 12,
         indexInterval: Int64 = 4 * 1024 * 1024,
         readChunkSize: Int = 256 * 1024
@@ -112,6 +117,7 @@ package struct FetchPolicy: Sendable, Hashable {
         self.retryDelay = retryDelay
         self.maximumRetryDelay = maximumRetryDelay
         self.stallTimeout = stallTimeout
+        self.busyLinkStallTimeout = max(stallTimeout, busyLinkStallTimeout)
         self.outageTolerance = outageTolerance
         self.indexInterval = indexInterval
         self.readChunkSize = readChunkSize

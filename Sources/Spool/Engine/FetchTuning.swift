@@ -20,6 +20,9 @@ public struct FetchTuning: Sendable, Hashable {
     /// Seconds without a byte after which a response is dropped and asked for again on a fresh connection,
     /// from its first missing byte (2 by default).
     public var stallTimeout: TimeInterval
+    /// The same while the response's host answers other requests (8 by default): its bytes wait in a queue on
+    /// a busy link, and dropping it would fetch them again.
+    public var busyLinkStallTimeout: TimeInterval
     /// Seconds a link that went silent is waited out, with retries, before a read fails (12 by default).
     public var outageTolerance: TimeInterval
 
@@ -33,6 +36,7 @@ public struct FetchTuning: Sendable, Hashable {
         bandwidthDelayMultiple = policy.bandwidthDelayMultiple
         abandonedRequestGrace = policy.abandonedRequestGrace
         stallTimeout = policy.stallTimeout
+        busyLinkStallTimeout = policy.busyLinkStallTimeout
         outageTolerance = policy.outageTolerance
     }
 
@@ -41,6 +45,7 @@ public struct FetchTuning: Sendable, Hashable {
         policy.bandwidthDelayMultiple = bandwidthDelayMultiple
         policy.abandonedRequestGrace = abandonedRequestGrace
         policy.stallTimeout = stallTimeout
+        policy.busyLinkStallTimeout = max(stallTimeout, busyLinkStallTimeout)
         policy.outageTolerance = outageTolerance
     }
 }

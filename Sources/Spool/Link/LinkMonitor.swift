@@ -80,6 +80,8 @@ final class LinkMonitor: Sendable {
         /// Connections believed open.
         var connections = 0
         var lastRequestEvent: TimeInterval = -.infinity
+        /// When the host last answered anything: a response head or body bytes, on any connection.
+        var lastAnswer: TimeInterval = -.infinity
 
         mutating func forgetIdleConnections(_ now: TimeInterval) {
             if now - lastRequestEvent > LinkMonitor.idleConnectionLifetime { connections = requests }
@@ -149,6 +151,14 @@ final class LinkMonitor: Sendable {
         return first / (1 + setupRoundTrips(secure: secure))
     }
 
+    /// When `url`'s host last answered anything (a response head, body bytes) on any connection; `nil` if it
+    /// never did. A request that hears nothing while its host answers others waits in a queue (the link's,
+    /// the transport's), which is no stall.
+    func lastAnswer(for url: URL) -> TimeInterval? {
+        let key = Self.key(url)
+        return hosts.withLock { $0[key]?.lastAnswer }.flatMap { $0.isFinite ? $0 : nil }
+    }
+
     /// A request to `url`'s host is sent; returns whether it likely needs a new connection (no idle one).
     @discardableResult
     func requestSent(_ url: URL, at moment: TimeInterval? = nil) -> Bool {
@@ -183,6 +193,7 @@ final class LinkMonitor: Sendable {
     ) {
         let now = moment ?? self.now
         update(url) { host in
+            host.lastAnswer = max(host.lastAnswer, now)
             host.multiplexed = multiplexed
             host.initialStreamWindow = initialStreamWindow
             if host.firstWait == nil { host.firstWait = max(0, seconds) }
@@ -214,6 +225,7 @@ final class LinkMonitor: Sendable {
     func received(_ count: Int, from url: URL, at now: TimeInterval) {
         guard count > 0 else { return }
         update(url) { host in
+            host.lastAnswer = max(host.lastAnswer, now)
             guard !host.awaitsFirstChunk else {
                 // The sample's clock starts with this chunk's arrival.
                 host.awaitsFirstChunk = false

@@ -37,7 +37,10 @@ struct FetchRunner: Sendable {
         after delay: TimeInterval, ifCancelledWaiting: @escaping @Sendable () -> Void,
         body: @escaping @Sendable (StallWatch) async -> Void
     ) -> Task<Void, Never> {
-        let watch = StallWatch(timeout: policy.stallTimeout, clock: environment.clock)
+        let (link, url) = (environment.link, url)
+        let watch = StallWatch(
+            timeout: policy.stallTimeout, clock: environment.clock, busyLinkTimeout: policy.busyLinkStallTimeout,
+            hostAnswered: { link.lastAnswer(for: url) })
         let task = Task {
             if delay > 0 {
                 do { try await environment.clock.sleep(until: environment.clock.uptime + delay) } catch {

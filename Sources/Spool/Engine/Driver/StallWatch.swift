@@ -28,14 +28,28 @@ final class StallWatch: Sendable {
     }
 
     private let timeout: TimeInterval
+    /// When the try's host last answered anything on any connection (`LinkMonitor.lastAnswer(for:)`).
+    private let hostAnswered: @Sendable () -> TimeInterval?
+    /// The longest silence allowed while the host answers other requests.
+    private let busyLinkTimeout: TimeInterval
     private let clock: any SpoolClock
     private let state: LockedBox<State>
     /// One queue for every watch's timer: it only reads a time and cancels a task.
     private static let queue = DispatchQueue(label: "Spool.StallWatch")
 
-    /// A watch that cancels its task when nothing happens for `timeout` seconds of `clock` while armed.
-    init(timeout: TimeInterval, clock: any SpoolClock = SystemClock()) {
+    /// A watch that cancels its task when nothing happens for `timeout` seconds of `clock` while armed, unless
+    /// `hostAnswered` says the host answered other requests meanwhile: then the try waits in a queue on a busy
+    /// link (many connections share a slow one, and a new connection's first bytes wait behind theirs), and
+    /// only a silence of `busyLinkTimeout` stops it. Dropping such a try would throw away what the link was
+    /// about to deliver and queue the same bytes again: over a mobile link with eight downloads at once, false
+    /// stalls repeated until the reads failed.
+    init(
+        timeout: TimeInterval, clock: any SpoolClock = SystemClock(), busyLinkTimeout: TimeInterval? = nil,
+        hostAnswered: @escaping @Sendable () -> TimeInterval? = { nil }
+    ) {
         self.timeout = max(0, timeout)
+        self.busyLinkTimeout = max(self.timeout, busyLinkTimeout ?? self.timeout)
+        self.hostAnswered = hostAnswered
         self.clock = clock
         state = LockedBox(State(lastActivity: clock.uptime))
     }
@@ -102,12 +116,19 @@ final class StallWatch: Sendable {
     /// have. Bytes that keep coming cost one timer per timeout, not one per chunk.
     private func scheduleCheck(after delay: TimeInterval) {
         clock.schedule(at: clock.uptime + max(0, delay), on: Self.queue) { [self] in
+            // Before the watch's lock: the monitor's is a leaf too. A look per timeout, not per chunk.
+            let answered = busyLinkTimeout > timeout ? hostAnswered() : nil
             let due = state.withLock { state -> TimeInterval? in
                 guard state.armed, state.stop == nil else {
                     state.timerPending = false
                     return nil
                 }
-                let left = state.lastActivity + timeout - clock.uptime
+                let now = clock.uptime
+                var left = state.lastActivity + timeout - now
+                if left <= 0, let answered, answered + timeout > now {
+                    // The host answers others: a queue, not a silence, up to the busy link's bound.
+                    left = min(answered + timeout, state.lastActivity + busyLinkTimeout) - now
+                }
                 if left <= 0 { state.timerPending = false }
                 return left
             }

@@ -31,6 +31,9 @@ public final class HTTPOrigin: Origin {
         configuration.urlCache = nil
         // FoundationNetworking waits for the session's idle timeout, not the request's: set both.
         configuration.timeoutIntervalForRequest = timeout
+        // The default (6 on macOS, 4 on iOS) makes a player's request queue behind a few downloads' and
+        // preloads' over HTTP/1.1, waiting for a connection rather than the link. HTTP/2 shares one anyway.
+        configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, 16)
         self.init(transport: URLSessionTransport(configuration: configuration), modifier: modifier, timeout: timeout)
     }
 

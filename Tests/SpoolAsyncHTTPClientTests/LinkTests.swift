@@ -95,16 +95,18 @@ class LinkTests: XCTestCase {
 }
 
 extension LinkTests {
-    /// Eight reads at once share a mobile link: a connection's bytes wait behind the others' in the link's
+    /// Eight reads at once share a slow link: a connection's bytes wait behind the others' in the link's
     /// queue for longer than the stall timeout, while the host keeps answering. None is taken for stalled:
     /// dropping it would throw away what the link was about to deliver and ask for it again (the reads of eight
     /// 4 MB downloads once failed so, after fetching their bytes up to four times).
     func assertEightReadsOverASharedSlowLinkFetchEachByteOnce() async throws {
         let fixture = try HTTPFixture(test: self, transport: transport, length: 500_000)
-        // A quarter of the default stall timeout: the link's queue (eight windows of two bandwidth-delay
-        // products) holds 1.6 s, three times as long.
-        let policy = FetchPolicy(stallTimeout: 0.5)
-        let (link, cache, _) = try makeLinkedCache(fixture, profile: .mobile, policy: policy, originTimeout: 3600)
+        // Half the default stall timeout, and a link whose queue (eight windows of 512 KiB, each read's whole
+        // file) holds 2.8 s before the last connection's bytes: a stall timer that counted that wait would fire
+        // at every try, and a busy machine's pauses are far shorter.
+        let policy = FetchPolicy(stallTimeout: 1)
+        let profile = LinkProfile(name: "shared", roundTrip: 0.1, bitsPerSecond: 10_000_000, window: 512 * 1024)
+        let (link, cache, _) = try makeLinkedCache(fixture, profile: profile, policy: policy, originTimeout: 3600)
         let urls = (0..<8).map { index -> URL in
             fixture.origin.serve(.generated(length: 500_000, seed: UInt64(50 + index)), at: "/album/\(index).mp3")
             return link.url(for: "/album/\(index).mp3")

@@ -23,9 +23,6 @@ struct BenchDownloads: AsyncParsableCommand {
     @Flag(help: .hidden)
     var tiny = false
 
-    @Option(help: ArgumentHelp("Link profiles, comma-separated (default: broadband,mobile).", valueName: "names"))
-    var links = "broadband,mobile"
-
     @Option(help: ArgumentHelp("Items (tracks) in the album.", valueName: "n"))
     var items: Int?
 
@@ -35,17 +32,9 @@ struct BenchDownloads: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Passes of each way per link; figures are their medians.", valueName: "n"))
     var runs: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "The origin speaks plain HTTP/1.1 (http), HTTPS with HTTP/1.1 (https), or HTTPS offering HTTP/2 (h2).",
-            valueName: "protocol"))
-    var origin: BenchOrigin.Kind = .http
-
-    @Option(help: ArgumentHelp("With --origin https or h2: the TLS version the origin accepts.", valueName: "version"))
-    var tls: BenchOrigin.TLSVersion = .tls13
+    @OptionGroup var link: BenchLinkOptions
 
     func validate() throws {
-        if origin == .http, tls != .tls13 { throw ValidationError("--tls needs --origin https or h2") }
         if let items, !(1...100).contains(items) { throw ValidationError("--items: 1 to 100") }
         if let runs, !(1...20).contains(runs) { throw ValidationError("--runs: 1 to 20") }
         _ = try itemBytes()
@@ -63,12 +52,7 @@ struct BenchDownloads: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let profiles = try links.split(separator: ",").map { name in
-            guard let profile = LinkProfile.named(String(name)) else {
-                throw ValidationError("unknown link profile '\(name)'")
-            }
-            return profile
-        }
+        let profiles = try link.profiles()
         let tools = try BenchTools.find()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "spool-bench-downloads-\(UUID().uuidString)")
@@ -77,7 +61,7 @@ struct BenchDownloads: AsyncParsableCommand {
         let www = root.appendingPathComponent("www", isDirectory: true)
         let count = items ?? (tiny ? 3 : quick ? 6 : 8)
         let media = try DownloadsMedia.make(in: www, count: count, length: try itemBytes())
-        let kind = BenchOrigin(kind: self.origin, tlsVersion: tls)
+        let kind = link.benchOrigin
         let authority = kind.kind == .http ? nil : try TestCertificateAuthority()
         let nginx = try NginxOrigin(
             serving: www, executable: tools.nginx, tls: authority.flatMap(kind.nginxTLS(authority:)),

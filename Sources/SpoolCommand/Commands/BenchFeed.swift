@@ -25,35 +25,16 @@ struct BenchFeed: AsyncParsableCommand {
     @Flag(help: .hidden)
     var tiny = false
 
-    @Option(help: ArgumentHelp("Link profiles, comma-separated (default: broadband,mobile).", valueName: "names"))
-    var links = "broadband,mobile"
-
     @Option(help: "Seed of the feed's durations, order, watch times and skips.")
     var seed: UInt64 = 1
 
-    @Option(
-        help: ArgumentHelp(
-            "The origin speaks plain HTTP/1.1 (http), HTTPS with HTTP/1.1 (https), or HTTPS offering HTTP/2 (h2).",
-            valueName: "protocol"))
-    var origin: BenchOrigin.Kind = .http
-
-    @Option(help: ArgumentHelp("With --origin https or h2: the TLS version the origin accepts.", valueName: "version"))
-    var tls: BenchOrigin.TLSVersion = .tls13
-
-    func validate() throws {
-        if origin == .http, tls != .tls13 { throw ValidationError("--tls needs --origin https or h2") }
-    }
+    @OptionGroup var link: BenchLinkOptions
 
     @Flag(name: .shortAndLong, help: "Print each item's first frame and preload state, and the origin's requests.")
     var verbose = false
 
     func run() async throws {
-        let profiles = try links.split(separator: ",").map { name in
-            guard let profile = LinkProfile.named(String(name)) else {
-                throw ValidationError("unknown link profile '\(name)'")
-            }
-            return profile
-        }
+        let profiles = try link.profiles()
         let tools = try BenchTools.find()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "spool-bench-feed-\(UUID().uuidString)")
@@ -71,7 +52,7 @@ struct BenchFeed: AsyncParsableCommand {
             if index > 0, random.next(in: 0...4) == 0, !tiny { return nil }
             return Int(random.next(in: tiny ? 2...2 : quick ? 2...5 : 2...10))
         }
-        let kind = BenchOrigin(kind: self.origin, tlsVersion: tls)
+        let kind = link.benchOrigin
         let authority = kind.kind == .http ? nil : try TestCertificateAuthority()
         let origin = try NginxOrigin(
             serving: root.appendingPathComponent("www"), executable: tools.nginx,

@@ -49,6 +49,17 @@ final class DownloadQueueTests: XCTestCase {
             file: file, line: line)
     }
 
+    /// A queue that leaves 500 MB free and looks at the free space every 50 ms while it waits for it.
+    private static func reserving500MB(_ cache: SpoolCache, _ conditions: SettableConditions) async throws
+        -> DownloadQueue
+    {
+        try await DownloadQueue(
+            cache: cache,
+            configuration: DownloadConfiguration(
+                rules: TransferRules(diskReserveBytes: 500_000_000), diskRecheckInterval: 0.05),
+            conditions: conditions)
+    }
+
     private static func allCompleted(_ queue: DownloadQueue) -> Bool {
         queue.items.allSatisfy { if case .completed = $0.state { true } else { false } }
     }
@@ -147,11 +158,7 @@ final class DownloadQueueTests: XCTestCase {
         let setup = try setUp(items: 1, length: 200_000)
         let conditions = SettableConditions(availableDiskBytes: 100_000_000)
         let cache = try setup.makeCache()
-        let queue = try await DownloadQueue(
-            cache: cache,
-            configuration: DownloadConfiguration(
-                rules: TransferRules(diskReserveBytes: 500_000_000), diskRecheckInterval: 0.05),
-            conditions: conditions)
+        let queue = try await Self.reserving500MB(cache, conditions)
         let events = queue.events()
         try await queue.add(DownloadRequest(url: setup.urls[0]))
         try await waitUntil(queue, events, "the download waits for disk space") { queue in
@@ -171,11 +178,7 @@ final class DownloadQueueTests: XCTestCase {
         setup.origin.behaviour.throttleBytesPerSecond = 2_000_000
         let conditions = SettableConditions(availableDiskBytes: 900_000_000)
         let cache = try setup.makeCache()
-        let queue = try await DownloadQueue(
-            cache: cache,
-            configuration: DownloadConfiguration(
-                rules: TransferRules(diskReserveBytes: 500_000_000), diskRecheckInterval: 0.05),
-            conditions: conditions)
+        let queue = try await Self.reserving500MB(cache, conditions)
         let events = queue.events()
         let url = setup.urls[0]
         try await queue.add(DownloadRequest(url: url))

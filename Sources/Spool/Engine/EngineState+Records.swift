@@ -8,6 +8,10 @@ extension EngineState {
         /// Runs to its end even when every reader leaves: the first request of a resource, sent before anyone
         /// could say what it needs, whose bytes the next request of a player almost always starts on.
         var outlivesReaders = false
+        /// A first request sized for a whole read (`ReadExtent.whole`, up to `FetchPolicy.wholeRequestLimit`): it
+        /// outlives readers only until one joins it, then ends with its readers like any request, so a pin or a
+        /// preload cancelled part-way does not run on for tens of MiB nobody asked for any more.
+        var outlivesOnlyUntilJoined = false
         /// Its failures in a row and when bytes last arrived, or the request started.
         var retries = RetryBudget(startedAt: 0)
         /// When its last reader, a player's, left (monotonic seconds); `nil` while a reader waits for it. See

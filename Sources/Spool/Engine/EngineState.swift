@@ -195,6 +195,7 @@ struct EngineState {
             if offset - fetch.position <= policy.joinDistance {
                 fetches[fetchID]!.interested.insert(reader)
                 fetches[fetchID]!.abandonedAt = nil
+                if fetch.outlivesOnlyUntilJoined { fetches[fetchID]!.outlivesReaders = false }
                 return fetch.end
             }
             // Too far behind: it stops where this reader starts, and a new request takes over from there.
@@ -226,15 +227,17 @@ struct EngineState {
 
     /// The response to a request sent before the content information was known (`requested`) brings that
     /// information: records it, and the request as running from where its body starts, for readers to join
-    /// (none waits on it yet). Returns the request's id, and the requests to cancel when the response shows a
+    /// (none waits on it yet). It runs on if they leave, unless it was sized for a whole read and one joined. Returns the request's id, and the requests to cancel when the response shows a
     /// new version.
     mutating func openDiscovered(
         _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>
     ) -> (id: Int, cancelled: [Int]) {
+        let wholeRead = discovery.running?.extent == .whole
         discovery.running = nil
         let id = makeID()
         fetches[id] = Fetch(
-            position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true)
+            position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true,
+            outlivesOnlyUntilJoined: wholeRead)
         let cancelled = absorb(answered, servedFrom: offset, requested: requested.lowerBound, fetch: id) ?? []
         if let info, var fetch = fetches[id] {
             // An origin that ignored the range sends the whole body: take all of it, it will not be asked twice.

@@ -142,4 +142,27 @@ final class DiscoveryStateTests: XCTestCase {
         XCTAssertEqual(state.remaining(of: opened.id), 0..<300_000, "cut to the resource's end")
         XCTAssertNotNil(state.discoveryOutcome(since: state.discovery.round))
     }
+
+    func testAFirstRequestSizedForAWholeReadEndsWithItsReadersOnceOneJoined() {
+        let rows: [(name: String, extent: ReadExtent, requested: Range<Int64>, cancelledWhenLeft: Bool)] = [
+            (
+                "a player's first request runs on: the next request starts on its bytes", .mayStopEarly, 0..<524_288,
+                false
+            ),
+            ("a whole read's (a pin, a preload piece) ends with its reader", .whole, 0..<10_000_000, true),
+        ]
+        for row in rows {
+            var state = state(discovering: discovery(extent: row.extent))
+            let opened = state.openDiscovered(
+                ContentInfo(length: 10_000_000, entityTag: "\"v1\""), servedFrom: 0, requested: row.requested)
+            // Nobody has joined yet: the read that asked comes next, and the request waits for it.
+            XCTAssertTrue(state.fetches[opened.id]?.outlivesReaders ?? false, row.name)
+            let reader = state.addReader(requestedEnd: nil, extent: row.extent)
+            _ = state.step(reader: reader, position: 0)
+            XCTAssertEqual(state.fetches[opened.id]?.interested, [reader], "\(row.name): the read joined it")
+            let cancelled = state.removeReader(reader)
+            XCTAssertEqual(cancelled.contains(opened.id), row.cancelledWhenLeft, row.name)
+            XCTAssertEqual(state.fetches[opened.id] == nil, row.cancelledWhenLeft, row.name)
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Spool
 
 /// Closes a connection that has neither read anything nor started a write for `timeout`, so stalled clients
@@ -15,8 +16,8 @@ import Spool
 final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias InboundOut = NIOAny
-    typealias OutboundIn = NIOAny
-    typealias OutboundOut = NIOAny
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     /// What a timer holds: not the handler itself, so a closed connection is freed at once rather than when
     /// its last timer (which the clock cannot cancel) comes due.
@@ -65,7 +66,10 @@ final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        lastActivity = clock.uptime
+        // A response's end follows its last body write and carries no bytes of its own: it may pass here after
+        // the client has read the whole body, and counting it would move the connection's last activity past
+        // the moment the response really ended.
+        if case .end = unwrapOutboundIn(data) {} else { lastActivity = clock.uptime }
         context.write(data, promise: promise)
     }
 

@@ -53,6 +53,8 @@ let package = Package(
             name: "SpoolProxy",
             dependencies: [
                 "Spool",
+                // The proof each proxy URL carries (HMAC-SHA256 with a per-launch key).
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

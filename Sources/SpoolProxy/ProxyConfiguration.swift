@@ -8,9 +8,15 @@ public struct ProxyConfiguration: Sendable {
     public var host: String
     /// The port; `0` picks a free one (read it from `SpoolProxy.baseURL`).
     public var port: Int
-    /// The origin hosts the proxy may reach, lower-cased; `*.example.com` also allows every subdomain. Empty
-    /// allows any http or https host.
+    /// The origin hosts the proxy may reach, lower-cased; `*.example.com` also allows every subdomain. Empty:
+    /// no restriction beyond the one every proxy has, that it serves only URLs it made (`url(for:)` and the
+    /// playlists it rewrote, each carrying a proof made with `urlKey`). Set it to refuse even those, and to
+    /// leave a playlist's URIs on other hosts as the origin wrote them.
     public var allowedHosts: Set<String>
+    /// The key the proxy signs its URLs with; `nil` (the default): a new random key for each proxy, so URLs
+    /// die with the proxy that made them. An app whose proxy URLs must outlive a launch keeps a key in the
+    /// Keychain and gives it here (see `ProxyURLKey`).
+    public var urlKey: ProxyURLKey?
     /// Called once per answered request, on no particular thread (for a request answered from stored bytes at
     /// once, the connection's event loop: keep it short). Records carry no request or origin headers and no
     /// credential query items.
@@ -35,13 +41,18 @@ public struct ProxyConfiguration: Sendable {
     /// How the preloader the preload API drives (`SpoolProxy.preloadPath`) preloads: its window, targets
     /// and downloads at a time.
     public var preload: PreloadConfiguration
+    /// The most connections open at once, loopback's and the local network's together: at the limit a new one
+    /// closes the connection idle longest, or is closed itself when all are answering requests. Players open a
+    /// handful each; 256 bounds what a flood of idle connections holds (each at most `ProxyServer.headLimits`).
+    package var maximumConnections = 256
 
-    /// A configuration; by default 127.0.0.1 on a free port, any origin host, no log, a 50 ms grace, 10 s of
-    /// HLS read-ahead.
+    /// A configuration; by default 127.0.0.1 on a free port, the URLs it makes on any origin host, a new URL
+    /// key, no log, a 50 ms grace, 10 s of HLS read-ahead.
     public init(
         host: String = "127.0.0.1",
         port: Int = 0,
         allowedHosts: Set<String> = [],
+        urlKey: ProxyURLKey? = nil,
         log: (@Sendable (ProxyLogRecord) -> Void)? = nil,
         hangUpGrace: TimeInterval = 0.05,
         readAheadSeconds: Double = 10,
@@ -52,6 +63,7 @@ public struct ProxyConfiguration: Sendable {
         self.host = host
         self.port = port
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        self.urlKey = urlKey
         self.log = log
         self.hangUpGrace = hangUpGrace
         self.readAheadSeconds = readAheadSeconds

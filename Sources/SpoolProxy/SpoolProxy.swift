@@ -18,6 +18,11 @@ public import Spool
 /// `ensureListening()`, which an app calls on `willEnterForegroundNotification`; `events()` tells what
 /// happened, and the rare move to another port.
 ///
+/// It serves its own app and no one else (every app on an iOS device, and every web page on a Mac, can reach
+/// loopback): only the URLs it made (each carries a proof made with `ProxyConfiguration.urlKey`), only requests
+/// addressed to its own address (no DNS rebinding), its control API only with `controlToken`. See the
+/// article's "Security model".
+///
 /// Requests follow RFC 9110: GET and HEAD, single, suffix and multiple ranges, `If-Range`, keep-alive.
 /// Bodies stream with back-pressure, so memory does not grow with file size or slow clients. Origin
 /// failures become `502` or `504` with a one-line reason; nothing but origin bytes is ever cached.
@@ -34,6 +39,8 @@ public final class SpoolProxy: Sendable {
     public let downloads: DownloadQueue?
     /// The token of the URLs shared on the local network: one per proxy, so per launch of the app.
     private let gate = SharingGate()
+    /// What the proxy's URLs, control API and ping prove: made with the proxy.
+    private let secrets: ProxySecrets
     private let hub = ProxyEventHub()
     private let state = LockedBox(State.idle, rank: .proxyLifecycle)
 
@@ -70,7 +77,14 @@ public final class SpoolProxy: Sendable {
         self.configuration = configuration
         self.downloads = downloads
         preloader = SpoolPreloader(cache: cache, configuration: configuration.preload)
+        secrets = ProxySecrets(urlKey: configuration.urlKey)
     }
+
+    /// The secret of the proxy's control API (`statisticsPath`, `preloadPath`, `downloadsPath` and every
+    /// other path but media and the ping): a caller sends `Authorization: Bearer <controlToken>`, and a request
+    /// without it is refused with `401` before its body is read. 256 random bits, new for each proxy. Hand it
+    /// only to code of the app's own (a web view's script that drives the preload API); never log it.
+    public var controlToken: String { secrets.controlToken }
 
     /// Binds the socket and starts serving; returns the base URL (`http://127.0.0.1:PORT`).
     @discardableResult
@@ -80,7 +94,7 @@ public final class SpoolProxy: Sendable {
             state = .starting
         }
         let responder = ProxyResponder(
-            cache: cache, configuration: configuration, preloader: preloader, downloads: downloads)
+            cache: cache, configuration: configuration, secrets: secrets, preloader: preloader, downloads: downloads)
         let server = ProxyServer(readAhead: responder.readAhead)
         let listener: ProxyListener
         do {
@@ -97,22 +111,24 @@ public final class SpoolProxy: Sendable {
         return try listener.mapping().baseURL
     }
 
-    /// The path the proxy answers with `200 pong` (`GET` and `HEAD`) without touching the cache. An app need
-    /// not ping the proxy after a suspension: `ensureListening()` does what that check was for.
+    /// The path the proxy answers with `200 pong` (`GET` and `HEAD`) without touching the cache, to anybody (it
+    /// tells nothing but that a proxy listens). An app need not ping the proxy after a suspension:
+    /// `ensureListening()` does what that check was for.
     public static let pingPath = "/ping"
 
     /// The path the proxy answers with its cache's `CacheStatistics` as JSON (bytes served from the cache and
-    /// from the origin, fetched, evicted, the hit ratio), for an app's analytics or a dashboard.
+    /// from the origin, fetched, evicted, the hit ratio), for an app's analytics or a dashboard; with
+    /// `controlToken`, as every control path.
     public static let statisticsPath = "/statistics"
 
-    /// The path of the preload API, for apps that drive the proxy over HTTP: `PUT` the feed as
+    /// The path of the preload API, for apps that drive the proxy over HTTP (with `controlToken`): `PUT` the feed as
     /// `{"items": [{"url": "<proxy or origin URL>", "id": "…", "seconds": 3}], "current": 0}`, `PUT` each
     /// swipe to `/preload/current` as `{"index": 1}` or `{"id": "…"}`, `GET` the items' states and the
     /// totals, `DELETE` to empty the feed. Every answer is that state as JSON; a refused request gets 400
     /// (what is wrong), 403 (a host not allowed) or 413.
     public static let preloadPath = "/preload"
 
-    /// The path of the download API, for apps that drive the proxy over HTTP: `PUT` downloads as
+    /// The path of the download API, for apps that drive the proxy over HTTP (with `controlToken`): `PUT` downloads as
     /// `{"items": [{"url": "<proxy or origin URL>", "id": "…", "title": "…"}]}` (an HLS playlist with `"variants":
     /// "highest" | "first" | "all"`), `PUT` `{"ids": […], "state": "paused" | "queued"}` to `/downloads/state`,
     /// `DELETE` with `{"ids": […]}` (or `?id=…`) to remove, `GET` the queue. Every answer is the queue as
@@ -127,7 +143,10 @@ public final class SpoolProxy: Sendable {
         try? running().loopback.mapping().baseURL
     }
 
-    /// The proxy URL that plays `originURL` through the cache. It looks at the listening socket first (one
+    /// The proxy URL that plays `originURL` through the cache, with the proof that this proxy made it (a proxy
+    /// serves no URL it did not make). It stays valid for as long as the proxy runs, and after a move to
+    /// another port its path does (ask again for the new address); with a kept `ProxyConfiguration.urlKey`,
+    /// across launches too. It looks at the listening socket first (one
     /// system call): one that was closed or stopped listening is replaced on the same port before this returns;
     /// when no socket can be bound it throws `ProxyError.notListening` rather than name a dead port. A socket
     /// iOS reclaimed may still look alive here: `ensureListening()` pings it. Throws before `start()` and for
@@ -181,13 +200,12 @@ public final class SpoolProxy: Sendable {
     ///
     /// Only what is asked for, only while asked: every shared path carries a token of 128 random bits made
     /// per proxy, and a request without it is refused, as is anything but GET or HEAD of media (never the
-    /// preload or statistics API). `allowedHosts` must be set, since a device holding a shared URL can make
-    /// the proxy fetch from any allowed host; refused otherwise. Listens on `address` (by default the
-    /// device's Wi-Fi or Ethernet IPv4 address) and `port` (`0`: a free one). Call `stopSharingOnLocalNetwork()`
-    /// when the receiver is done (when `AVPlayer.isExternalPlaybackActive` turns false).
+    /// control API); each URL carries its proof as on loopback, so a device holding shared URLs reaches only
+    /// what they name. Listens on `address` (by default the device's Wi-Fi or Ethernet IPv4 address) and
+    /// `port` (`0`: a free one). Call `stopSharingOnLocalNetwork()` when the receiver is done (when
+    /// `AVPlayer.isExternalPlaybackActive` turns false).
     @discardableResult
     public func shareOnLocalNetwork(address: String? = nil, port: Int = 0) async throws -> URL {
-        guard !configuration.allowedHosts.isEmpty else { throw ProxyError.sharingNeedsAllowedHosts }
         let claimed = try state.withLock { state -> (ProxyServer, ProxyResponder)? in
             guard case .running(var running) = state else { throw ProxyError.notRunning }
             guard case .off = running.sharing else { return nil }
@@ -272,42 +290,6 @@ public final class SpoolProxy: Sendable {
             let result = body(&running)
             state = .running(running)
             return result
-        }
-    }
-}
-
-/// Why a proxy cannot start or map a URL.
-public enum ProxyError: Error, Sendable, CustomStringConvertible {
-    /// `start()` was called twice.
-    case alreadyStarted
-    /// The proxy is not running.
-    case notRunning
-    /// The socket could not be bound (address in use, not allowed).
-    case cannotListen(String)
-    /// The proxy lost its socket and could not listen again (see `ProxyEvent.cannotListen`).
-    case notListening(String)
-    /// `shareOnLocalNetwork` needs `ProxyConfiguration.allowedHosts`: a device holding a shared URL could
-    /// otherwise make the proxy fetch any URL.
-    case sharingNeedsAllowedHosts
-    /// `shareOnLocalNetwork` was called while sharing.
-    case alreadySharing
-    /// The device has no local network address (no Wi-Fi, no Ethernet).
-    case noLocalNetwork
-    /// `sharedURL(for:)` while the proxy is not shared on the local network.
-    case notShared
-
-    /// A one-line explanation.
-    public var description: String {
-        switch self {
-        case .alreadyStarted: "the proxy was already started"
-        case .notRunning: "the proxy is not running"
-        case .cannotListen(let reason): "cannot listen on \(reason)"
-        case .notListening(let reason): "the proxy lost its listening socket and cannot listen again: \(reason)"
-        case .sharingNeedsAllowedHosts:
-            "sharing on the local network needs allowedHosts: a device with a shared URL could reach any host"
-        case .alreadySharing: "the proxy is already shared on the local network"
-        case .noLocalNetwork: "no local network address (no Wi-Fi or Ethernet)"
-        case .notShared: "the proxy is not shared on the local network"
         }
     }
 }

@@ -43,3 +43,18 @@ func airPlayEnded(proxy: SpoolProxy) async {
     await proxy.stopSharingOnLocalNetwork()
 }
 // sample ends
+
+// sample begins
+/// A proxy whose URLs outlive a launch: the key it signs them with is made once and kept where only the app
+/// reads it (`load` and `save` stand for the Keychain), so a player item restored after a relaunch still plays.
+func makeProxy(cache: SpoolCache, load: () -> Data?, save: (Data) -> Void) throws -> SpoolProxy {
+    let key: ProxyURLKey
+    if let stored = load() {
+        key = try ProxyURLKey(data: stored)
+    } else {
+        key = ProxyURLKey()
+        save(key.data)
+    }
+    return SpoolProxy(cache: cache, configuration: ProxyConfiguration(urlKey: key))
+}
+// sample ends

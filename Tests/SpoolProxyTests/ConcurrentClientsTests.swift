@@ -65,7 +65,8 @@ final class ConcurrentClientsTests: XCTestCase {
             executable: try SpoolExecutable.url(), arguments: ["serve", "--port", "0", "--cache", cacheDirectory.path])
         addTeardownBlock { serve.stop() }
         let baseURL = try XCTUnwrap(URL(string: try serve.firstLine()), "spool serve prints its base URL first")
-        let url = try ProxyURLMapping(baseURL: baseURL).proxyURL(for: nginx.url(for: name))
+        let url = try ServedProxy(cacheDirectory: cacheDirectory).url(for: nginx.url(for: name))
+        XCTAssertEqual(url.port, baseURL.port)
         let baseline = serve.residentMemory()?.current ?? 0
 
         let plans = makePlans(size: size, seed: seed, clients: clients, requests: requestsPerClient, outputs: outputs)

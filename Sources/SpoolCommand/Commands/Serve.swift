@@ -19,7 +19,10 @@ struct Serve: AsyncParsableCommand {
             the cache's counters as JSON; PUT /preload with a feed's items keeps the next ones preloaded \
             (see the article "Preloading a feed" in Sources/Spool/Spool.docc). It runs the cache's download \
             queue: PUT /downloads queues downloads for offline, GET /downloads shows them, and \
-            `spool download` commands go to this process while it runs.
+            `spool download` commands go to this process while it runs. \
+            It serves only the URLs it made (`spool proxy-url`), to requests addressed to its own address; its \
+            API (/statistics, /preload, /downloads) needs `Authorization: Bearer TOKEN`. The token and the URL \
+            key are in serve.json in the cache directory, readable by its user only, while serve runs.
             """)
 
     @Option(
@@ -33,9 +36,18 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("allow-host"),
         help: ArgumentHelp(
-            "Serve only origins on this host (repeatable; '*.example.com' for subdomains). Default: any.",
+            "Serve only origins on this host (repeatable; '*.example.com' for subdomains). Default: any host a "
+                + "`spool proxy-url` URL names.",
             valueName: "host"))
     var allowedHosts: [String] = []
+
+    @Option(
+        name: .customLong("url-key-file"),
+        help: ArgumentHelp(
+            "Sign proxy URLs with the key in this file (32 raw bytes or 64 hex characters; made if missing, "
+                + "readable by its user only), so they stay valid when serve restarts. Default: a new key each run.",
+            valueName: "file"))
+    var urlKeyFile: String?
 
     @Flag(
         name: .shortAndLong, help: "Log one line per request on standard error (no headers, no credential query items)."
@@ -115,6 +127,14 @@ struct Serve: AsyncParsableCommand {
                 bandwidthDelayMultiple: bandwidthDelayMultiple ?? FetchPolicy().bandwidthDelayMultiple,
                 abandonedRequestGrace: abandonedRequestGrace ?? FetchPolicy().abandonedRequestGrace))
         let cache = opened.cache
+        // Made here when not given, so that serve.json can hand it to `spool proxy-url`.
+        let urlKey: ProxyURLKey
+        do {
+            urlKey = try urlKeyFile.map(URLKeyFile.loadOrCreate(path:)) ?? ProxyURLKey()
+        } catch {
+            await opened.close()
+            throw error
+        }
         let downloads = try await openDownloads(cache)
         // Without --verbose, only what the proxy noticed (playlist URIs it left alone, stale live playlists).
         let everyRequest = verbose
@@ -125,7 +145,8 @@ struct Serve: AsyncParsableCommand {
         let proxy = SpoolProxy(
             cache: cache,
             configuration: ProxyConfiguration(
-                host: host, port: port, allowedHosts: Set(allowedHosts), log: log, readAheadSeconds: readAhead,
+                host: host, port: port, allowedHosts: Set(allowedHosts), urlKey: urlKey, log: log,
+                readAheadSeconds: readAhead,
                 cachesKeys: cacheKeys,
                 preload: PreloadConfiguration(itemsAhead: preloadAhead, target: .seconds(preloadSeconds))),
             downloads: downloads)
@@ -150,12 +171,16 @@ struct Serve: AsyncParsableCommand {
                 for await event in queue.events() { if let state = event.state { printer.show(event.id, state) } }
             }
         }
-        let record = ServeRecord(url: baseURL.absoluteString, pid: getpid())
+        let record = ServeRecord(
+            url: baseURL.absoluteString, pid: getpid(), controlToken: proxy.controlToken,
+            urlKey: urlKey.data.base64EncodedString())
         do {
             try record.write(in: cacheOptions.directory)
         } catch {
             FileHandle.standardError.write(
-                Data("spool: warning: \(error); `spool download` will not find this process\n".utf8))
+                Data(
+                    "spool: warning: \(error); `spool proxy-url` and `spool download` will not find this process\n".utf8
+                ))
         }
         // Written straight to the descriptor: a script waiting for this line must not wait for a buffer.
         FileHandle.standardOutput.write(Data((baseURL.absoluteString + "\n").utf8))
@@ -163,7 +188,7 @@ struct Serve: AsyncParsableCommand {
             Data(
                 """
                 spool: serving the cache in \(cacheOptions.directory.path)
-                spool: play `spool proxy-url URL --port \(baseURL.port ?? port)`; SIGINT or SIGTERM stops\n
+                spool: play `spool proxy-url URL --cache \(cacheOptions.directory.path)`; SIGINT or SIGTERM stops\n
                 """.utf8))
         if let summary = try limitOptions.summary() { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
 

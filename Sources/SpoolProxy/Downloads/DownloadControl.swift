@@ -27,8 +27,11 @@ final class DownloadControl: Sendable {
     /// The queue the API drives; `nil` when the proxy runs none.
     let queue: DownloadQueue?
     private let configuration: ProxyConfiguration
+    /// Checks the proofs of the proxy URLs items name.
+    private let signer: URLSigner
 
-    init(queue: DownloadQueue?, configuration: ProxyConfiguration) {
+    init(queue: DownloadQueue?, configuration: ProxyConfiguration, signer: URLSigner) {
+        self.signer = signer
         self.queue = queue
         self.configuration = configuration
     }
@@ -99,7 +102,7 @@ final class DownloadControl: Sendable {
     private func request(_ item: DownloadAddMessage.Item, number: Int, queue: DownloadQueue) async throws
         -> DownloadRequest
     {
-        let url = try ControlItemURL.origin(of: item.url, number: number, configuration: configuration)
+        let url = try ControlItemURL.origin(of: item.url, number: number, configuration: configuration, signer: signer)
         let choice: HLSVariantChoice
         switch (item.variants, item.maxBandwidth, item.maxHeight) {
         case (nil, nil, nil), ("highest", nil, nil): choice = .highest

@@ -4,26 +4,30 @@ import NIOCore
 import NIOPosix
 import Spool
 
-/// Asks a listening address whether this proxy answers there: `GET /ping` with `Connection: close`, and the
-/// answer must carry the proxy's instance in `X-Spool-Instance`. A refused or silent connection fails; so
-/// does another program that took the port (it accepts, but cannot name the instance).
+/// Asks a listening address whether this proxy answers there: `GET /ping` with `Connection: close` and a new
+/// random challenge, and the answer must carry the proxy's proof for it (`ProxySecrets.pingProof`). A refused
+/// or silent connection fails; so does another program that took the port: it accepts, but cannot make the
+/// proof, nor replay one it saw (the challenge is new each time).
 enum ListenerProbe {
-    /// The field naming the proxy instance in answers to the ping.
-    static let instanceField = "X-Spool-Instance"
-
     /// Where the clock's timers land.
     private static let timers = DispatchQueue(label: "spool.proxy.listener-probe")
 
-    /// Whether `instance` answers `GET path` at `address` within `timeout` seconds on `clock` (the connection
-    /// itself is timed by NIO's connect timeout, a socket option).
+    /// Whether the proxy holding `secrets` answers `GET path` at `address` within `timeout` seconds on
+    /// `clock` (the connection itself is timed by NIO's connect timeout, a socket option).
     static func answers(
-        at address: SocketAddress, path: String, instance: String, clock: any SpoolClock,
+        at address: SocketAddress, path: String, secrets: ProxySecrets, clock: any SpoolClock,
         timeout: TimeInterval = 2
     ) async -> Bool {
         let group = MultiThreadedEventLoopGroup.singleton
         let loop = group.any()
         let answer = loop.makePromise(of: String.self)
-        let request = "GET \(path) HTTP/1.1\r\nHost: spool\r\nConnection: close\r\n\r\n"
+        let challenge = ProxyURLMapping.randomBase64URL(byteCount: 16)
+        // The Host field names the address itself, as every client of the proxy must.
+        let ip = address.ipAddress ?? "127.0.0.1"
+        let host = (ip.contains(":") ? "[\(ip)]" : ip) + ":\(address.port ?? 0)"
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\(ProxySecrets.challengeField): \(challenge)\r\n"
+            + "Connection: close\r\n\r\n"
         // A promise completed twice keeps its first result: the timer that fires after the answer does nothing.
         clock.schedule(at: clock.uptime + timeout, on: timers) { answer.fail(ProbeTimeout()) }
         var connected: Channel?
@@ -43,8 +47,14 @@ enum ListenerProbe {
             connected = channel
             channel.writeAndFlush(ByteBuffer(string: request), promise: nil)
             let head = try await answer.futureResult.get()
-            let expected = "\(instanceField.lowercased()): \(instance.lowercased())"
-            return head.lowercased().split(separator: "\r\n").contains { $0 == expected }
+            let expected = secrets.pingProof(for: challenge)
+            let field = ProxySecrets.proofField.lowercased()
+            // The field's name in any case; its value exactly (base64url is case-sensitive).
+            return head.split(separator: "\r\n").contains { line in
+                guard let colon = line.firstIndex(of: ":") else { return false }
+                return line[..<colon].lowercased() == field
+                    && line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces) == expected
+            }
         } catch {
             answer.fail(error)
             return false

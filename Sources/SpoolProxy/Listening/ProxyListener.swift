@@ -262,7 +262,7 @@ final class ProxyListener: Sendable {
         var target = probeAddress
         target.port = port
         let answered = await ListenerProbe.answers(
-            at: target, path: scope + SpoolProxy.pingPath, instance: responder.instance, clock: responder.cache.clock)
+            at: target, path: scope + SpoolProxy.pingPath, secrets: responder.secrets, clock: responder.cache.clock)
         guard !answered else { return }
         handle { $0.lost(generation: generation, reason: "this proxy does not answer there") }
     }
@@ -270,7 +270,8 @@ final class ProxyListener: Sendable {
     private func currentMapping() throws -> ProxyURLMapping {
         let phase = guarded.withLock { $0.machine.phase }
         switch phase {
-        case .listening(let port, _): return ProxyURLMapping(host: host, port: port, scope: scope)
+        case .listening(let port, _):
+            return ProxyURLMapping(host: host, port: port, scope: scope, signer: responder.secrets.signer)
         case .rebinding: throw ProxyError.notListening("listening again")
         case .failed(_, _, let reason): throw ProxyError.notListening(reason)
         case .stopped: throw ProxyError.notRunning
@@ -278,7 +279,10 @@ final class ProxyListener: Sendable {
     }
 
     private func event(for announcement: ListenerState.Announcement) -> ProxyEvent {
-        let url = { (port: Int) in ProxyURLMapping(host: self.host, port: port, scope: self.scope).scopedBaseURL }
+        let url = { (port: Int) in
+            ProxyURLMapping(host: self.host, port: port, scope: self.scope, signer: self.responder.secrets.signer)
+                .scopedBaseURL
+        }
         switch announcement {
         case .lost(let port, let reason): return .listenerLost(url(port), reason: reason)
         case .listeningAgain(let port): return .listeningAgain(url(port))

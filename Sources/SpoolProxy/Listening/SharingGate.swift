@@ -6,8 +6,9 @@ import Spool
 /// Every URL the proxy hands out for the local network starts with `/s/<token>/`: the token is 128 random
 /// bits made once per `SpoolProxy` (per launch of the app), compared in constant time. A request without it,
 /// with another token, for anything but media (`/o/`, `/w/`, `/k/` paths) and the ping (never the preload or
-/// statistics API) or with another method than GET or HEAD is refused. What passes is answered as on loopback,
-/// `allowedHosts` included, with the token prefix stripped; playlists it is sent name `/s/<token>/w/…` paths.
+/// statistics API) or with another method than GET or HEAD is refused. What passes is answered as on loopback
+/// (each URL's proof checked, `allowedHosts` included), with the token prefix stripped; playlists it is sent
+/// name `/s/<token>/w/…` paths. `RequestAdmission` asks the gate, after the `Host` check.
 struct SharingGate: Sendable {
     /// The first path segment of a shared URL.
     static let prefix = "s"
@@ -29,7 +30,7 @@ struct SharingGate: Sendable {
         let path = ProxyURLMapping.path(of: target)
         let expected = "\(scope)/"
         guard path.utf8.count > expected.utf8.count,
-            Self.constantTimeEqual(path.utf8.prefix(expected.utf8.count), expected.utf8)
+            ConstantTime.equal(path.utf8.prefix(expected.utf8.count), expected.utf8)
         else { return .failure(.noToken) }
         let rest = String(path.dropFirst(expected.count - 1))
         let media = [ProxyURLMapping.prefix, ProxyURLMapping.wholePrefix, ProxyURLMapping.keyPrefix]
@@ -53,14 +54,5 @@ struct SharingGate: Sendable {
             case .notShared: (403, "only media is shared on the local network")
             }
         }
-    }
-
-    /// Compares without stopping at the first difference, so the time taken tells nothing of the token.
-    private static func constantTimeEqual<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
-    where A.Element == UInt8, B.Element == UInt8 {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
-        return difference == 0
     }
 }

@@ -4,14 +4,17 @@ import Foundation
 /// gives its player or the origin URL itself, and both mean the same resource.
 enum ControlItemURL {
     /// The origin URL `text` names, on a host `configuration` allows; a `FailureResponse` (400, 403) naming
-    /// item `number` otherwise.
-    static func origin(of text: String, number: Int, configuration: ProxyConfiguration) throws -> URL {
+    /// item `number` otherwise. A proxy URL must carry a proof `signer` checks (the caller holds the control
+    /// API's secret, but a URL the proxy never made is still not one of its own).
+    static func origin(of text: String, number: Int, configuration: ProxyConfiguration, signer: URLSigner) throws
+        -> URL
+    {
         guard let url = URL(string: text) else {
             throw FailureResponse(status: 400, reason: "item \(number): not a URL")
         }
         let origin: URL
         if isProxyAddress(url, configuration: configuration),
-            let mapped = try? ProxyURLMapping.originURL(forRequestTarget: text)
+            let mapped = try mapped(text, number: number, signer: signer)
         {
             origin = mapped
         } else {
@@ -26,6 +29,18 @@ enum ControlItemURL {
             throw FailureResponse(status: 403, reason: "item \(number): origin host not allowed")
         }
         return origin
+    }
+
+    /// The origin URL of proxy URL `text`; `nil` when its path is no proxy path (then it may be an origin
+    /// URL); throws 403 when its proof does not match.
+    private static func mapped(_ text: String, number: Int, signer: URLSigner) throws -> URL? {
+        do {
+            return try ProxyURLMapping.originURL(forRequestTarget: text, signer: signer)
+        } catch ProxyURLError.forged {
+            throw FailureResponse(status: 403, reason: "item \(number): \(ProxyURLError.forged)")
+        } catch {
+            return nil
+        }
     }
 
     /// Whether `url` points at a proxy (a path alone, or a loopback or the proxy's own host): its path

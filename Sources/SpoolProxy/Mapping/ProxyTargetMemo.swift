@@ -16,17 +16,20 @@ final class ProxyTargetMemo: Sendable {
     /// Longer targets are mapped each time: a hostile client could otherwise fill memory with them.
     private static let longestTarget = 4096
     private let mappings: RecentValues<String, Mapping>
+    /// Checks each target's proof.
+    let signer: URLSigner
 
-    /// A memo of up to `capacity` targets.
-    init(capacity: Int = 256) {
+    /// A memo of up to `capacity` targets, whose proofs `signer` checks.
+    init(signer: URLSigner, capacity: Int = 256) {
+        self.signer = signer
         mappings = RecentValues(capacity: capacity)
     }
 
-    /// The mapping of `target` (see `ProxyURLMapping.originURL(forRequestTarget:)`, whose errors it throws;
-    /// a target that fails is never kept).
+    /// The mapping of `target` (see `ProxyURLMapping.originURL(forRequestTarget:signer:)`, whose errors it
+    /// throws; a target that fails, a forged one included, is never kept).
     func mapping(of target: String) throws -> Mapping {
         try mappings.value(for: target, keep: target.utf8.count <= Self.longestTarget) {
-            let origin = try ProxyURLMapping.originURL(forRequestTarget: target)
+            let origin = try ProxyURLMapping.originURL(forRequestTarget: target, signer: signer)
             let display =
                 ProxyURLMapping.namesKey(target)
                 ? "(HLS key on \(origin.host ?? "?"))" : CacheKeyPolicy.displayURL(for: origin)

@@ -11,9 +11,10 @@ import Spool
 /// - `PUT /preload/current` with `{"index": 3}` or `{"id": "…"}`: the user moved.
 /// - `GET /preload`: every item's state and the totals; `DELETE /preload` empties the feed.
 ///
-/// Each answers with the state as JSON. Changes take `PUT` and `DELETE` only, never `POST`: a web page can
-/// send a cross-origin `POST` without asking, but a `PUT` needs a preflight (`OPTIONS`), which the proxy
-/// does not answer, so no page a user visits can drive the proxy's downloads.
+/// Each answers with the state as JSON. Only a caller with the proxy's control token reaches it
+/// (`RequestAdmission`): a page that rebound its host name to the proxy is same-origin with it, so no browser
+/// rule stands in the way. Changes take `PUT` and `DELETE` only, never `POST`, which no page could send across
+/// origins without a preflight the proxy does not answer: a second wall, not the first.
 final class PreloadControl: Sendable {
     /// The feed's path.
     static let path = SpoolProxy.preloadPath
@@ -26,12 +27,15 @@ final class PreloadControl: Sendable {
 
     let preloader: SpoolPreloader
     private let configuration: ProxyConfiguration
+    /// Checks the proofs of the proxy URLs items name.
+    private let signer: URLSigner
     /// The ids of the feed's items, in order, and the current index, as the last change set them.
     private let feed = LockedBox<(ids: [String], current: Int?)>(([], nil), rank: .preloadFeed)
 
-    init(preloader: SpoolPreloader, configuration: ProxyConfiguration) {
+    init(preloader: SpoolPreloader, configuration: ProxyConfiguration, signer: URLSigner) {
         self.preloader = preloader
         self.configuration = configuration
+        self.signer = signer
     }
 
     /// Whether `uri` names the preload API.
@@ -103,7 +107,8 @@ final class PreloadControl: Sendable {
 
     /// The item a message names: its origin URL, from a proxy URL or as given, on an allowed host.
     private func item(_ message: PreloadFeedMessage.Item, number: Int) throws -> PreloadItem {
-        let origin = try ControlItemURL.origin(of: message.url, number: number, configuration: configuration)
+        let origin = try ControlItemURL.origin(
+            of: message.url, number: number, configuration: configuration, signer: signer)
         let target: PreloadTarget?
         switch (message.seconds, message.bytes) {
         case (nil, nil): target = nil

@@ -5,7 +5,8 @@ import NIOHTTP1
 import Spool
 
 /// Closes a connection that has neither read anything nor started a write for `timeout`, so stalled clients
-/// give their resources back.
+/// give their resources back; and tells the connection's `ConnectionActivity` when a request begins and its
+/// response ends.
 ///
 /// NIO's `IdleStateHandler` does the same by attaching a promise to every write to learn when it completed:
 /// three promises and callbacks per response, and a zero-length write for each response's end, which it made
@@ -14,8 +15,8 @@ import Spool
 /// socket), so it still ends after `timeout`. Every method runs on the channel's event loop; the timer runs on
 /// the cache's clock (`SpoolClock`), so a test moves the time instead of waiting two minutes.
 final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    typealias InboundOut = NIOAny
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -30,6 +31,7 @@ final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler 
 
     private let timeout: TimeInterval
     private let clock: any SpoolClock
+    private let activity: ConnectionActivity?
     private var lastActivity: TimeInterval = 0
     /// The connection while its timer is armed; nil once stopped.
     private var context: ChannelHandlerContext?
@@ -37,9 +39,10 @@ final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler 
     /// cancelled, so a stopped or moved one still fires).
     private var timerNumber = 0
 
-    init(timeout: TimeInterval, clock: any SpoolClock) {
+    init(timeout: TimeInterval, clock: any SpoolClock, activity: ConnectionActivity? = nil) {
         self.timeout = timeout
         self.clock = clock
+        self.activity = activity
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -62,6 +65,7 @@ final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastActivity = clock.uptime
+        if let activity, case .head = unwrapInboundIn(data) { activity.began(at: lastActivity) }
         context.fireChannelRead(data)
     }
 
@@ -69,7 +73,11 @@ final class IdleConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler 
         // A response's end follows its last body write and carries no bytes of its own: it may pass here after
         // the client has read the whole body, and counting it would move the connection's last activity past
         // the moment the response really ended.
-        if case .end = unwrapOutboundIn(data) {} else { lastActivity = clock.uptime }
+        if case .end = unwrapOutboundIn(data) {
+            activity?.ended(at: clock.uptime)
+        } else {
+            lastActivity = clock.uptime
+        }
         context.write(data, promise: promise)
     }
 

@@ -30,8 +30,7 @@ extension ProxyResponder {
                 record.status = 200
                 record.bodyBytes = try await sendWhole(
                     ByteBuffer(string: "pong\n"), status: 200, type: "text/plain; charset=utf-8",
-                    extraFields: [HeaderField(ListenerProbe.instanceField, instance)], head: head,
-                    isHead: isHead, keepAlive: keepAlive, writer: writer)
+                    extraFields: pingProof(head), head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
                 return true
             }
             json = try await statisticsJSON()
@@ -41,6 +40,16 @@ extension ProxyResponder {
             ByteBuffer(bytes: json), status: 200, type: "application/json", head: head, isHead: isHead,
             keepAlive: keepAlive, writer: writer)
         return true
+    }
+
+    /// The proof that this proxy answers, for a ping that carries a challenge (`ListenerProbe`): what another
+    /// program on the port cannot make.
+    private func pingProof(_ head: HTTPRequestHead) -> [HeaderField] {
+        let challenges = head.headers[ProxySecrets.challengeField]
+        guard challenges.count == 1, let challenge = challenges.first,
+            (1...ProxySecrets.longestChallenge).contains(challenge.utf8.count)
+        else { return [] }
+        return [HeaderField(ProxySecrets.proofField, secrets.pingProof(for: challenge))]
     }
 
     /// The path of a request target, without its query or fragment.

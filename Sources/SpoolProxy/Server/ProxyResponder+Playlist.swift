@@ -148,10 +148,12 @@ extension ProxyResponder {
     private func proxyPath(for url: URL, role: HLSPlaylist.Reference.Role) -> String? {
         guard let host = url.host, configuration.allows(host: host) else { return nil }
         guard Self.isKey(role) else {
-            return (try? ProxyURLMapping.proxyPath(for: url, whole: true)).map { pathScope + $0 }
+            return (try? ProxyURLMapping.proxyPath(for: url, whole: true, signer: secrets.signer)).map {
+                pathScope + $0
+            }
         }
         guard configuration.cachesKeys else { return nil }
-        return (try? ProxyURLMapping.proxyPath(for: url, key: true)).map { pathScope + $0 }
+        return (try? ProxyURLMapping.proxyPath(for: url, key: true, signer: secrets.signer)).map { pathScope + $0 }
     }
 
     private static func isKey(_ role: HLSPlaylist.Reference.Role) -> Bool {

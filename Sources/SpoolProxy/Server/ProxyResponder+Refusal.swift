@@ -6,9 +6,9 @@ extension ProxyResponder {
     /// Answers `head` with `failure` without looking at it further, and asks to close the connection: for a
     /// request the server stopped reading (a body over its limit).
     func refuse(_ head: HTTPRequestHead, with failure: FailureResponse, writer: Writer) async throws {
+        // Never the path: a proxy URL's proof is not for the log.
         var record = ProxyLogRecord(
-            method: head.method.rawValue, target: String(Self.path(of: head.uri).prefix(64)), range: nil,
-            status: 0, bodyBytes: 0, failure: nil)
+            method: head.method.rawValue, target: "(refused)", range: nil, status: 0, bodyBytes: 0, failure: nil)
         defer { configuration.log?(record) }
         try await send(failure, to: head, keepAlive: false, writer: writer, record: &record)
     }

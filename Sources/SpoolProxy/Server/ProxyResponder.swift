@@ -8,8 +8,10 @@ import Spool
 struct ProxyResponder: Sendable {
     let cache: SpoolCache
     let configuration: ProxyConfiguration
-    /// The origin URLs of recent request targets.
-    let targets = ProxyTargetMemo()
+    /// What the proxy's URLs, control API and ping prove.
+    let secrets: ProxySecrets
+    /// The origin URLs of recent request targets, their proofs checked.
+    let targets: ProxyTargetMemo
     /// The newest copies of live playlists.
     let livePlaylists = LivePlaylists()
     /// The next segments of the HLS streams being played.
@@ -21,21 +23,21 @@ struct ProxyResponder: Sendable {
     /// What the paths of rewritten playlists start with: empty on loopback, `/s/<token>` for the local
     /// network's listener, so a receiver fetches every segment with the token too.
     private(set) var pathScope = ""
-    /// Names this proxy in its answers to the ping (`ListenerProbe`): random, one per proxy.
-    let instance = ProxyURLMapping.randomBase64URL(byteCount: 12)
-
-    /// A responder over `cache`; its preload API drives `preloader` (by default a new one over `cache`), its
-    /// download API `downloads` (none by default).
+    /// A responder over `cache` with `secrets` (by default new ones, with `configuration.urlKey`); its preload
+    /// API drives `preloader` (by default a new one over `cache`), its download API `downloads` (none by default).
     init(
-        cache: SpoolCache, configuration: ProxyConfiguration, preloader: SpoolPreloader? = nil,
-        downloads: DownloadQueue? = nil
+        cache: SpoolCache, configuration: ProxyConfiguration, secrets: ProxySecrets? = nil,
+        preloader: SpoolPreloader? = nil, downloads: DownloadQueue? = nil
     ) {
         self.cache = cache
         self.configuration = configuration
+        let secrets = secrets ?? ProxySecrets(urlKey: configuration.urlKey)
+        self.secrets = secrets
+        targets = ProxyTargetMemo(signer: secrets.signer)
         preload = PreloadControl(
             preloader: preloader ?? SpoolPreloader(cache: cache, configuration: configuration.preload),
-            configuration: configuration)
-        self.downloads = DownloadControl(queue: downloads, configuration: configuration)
+            configuration: configuration, signer: secrets.signer)
+        self.downloads = DownloadControl(queue: downloads, configuration: configuration, signer: secrets.signer)
         readAhead = SegmentReadAhead(
             cache: cache,
             window: .init(seconds: configuration.readAheadSeconds, bytes: configuration.readAheadBytes))
@@ -107,7 +109,8 @@ struct ProxyResponder: Sendable {
         do {
             mapping = try targets.mapping(of: head.uri)
         } catch let error as ProxyURLError {
-            throw FailureResponse(status: 400, reason: error.description)
+            // Refused before anything is read or fetched: a URL this proxy did not make is not served.
+            throw FailureResponse(status: error == .forged ? 403 : 400, reason: error.description)
         }
         guard let host = mapping.origin.host, configuration.allows(host: host) else {
             throw FailureResponse(status: 403, reason: "origin host not allowed")

@@ -18,6 +18,17 @@ final class ProxyServer: Sendable {
     /// resources back. A client that is still reading a paused stream has its socket full, not idle.
     static let idleTimeout: TimeInterval = 120
 
+    /// The most a request head may take, the request line included (a field, and all of them): what a
+    /// connection's parser may hold. Players send a few hundred bytes; a proxy URL of a long signed origin URL
+    /// a few KiB. Beyond it the parser answers `400` and closes.
+    static let headLimits: NIOHTTPDecoderLimitConfiguration = {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = 32 << 10
+        limits.maxHeaderListSize = 64 << 10
+        limits.maxHeaderFieldCount = 256
+        return limits
+    }()
+
     private let connections = LockedBox(ConnectionRegistry(), rank: .proxyConnections)
     /// What outlives every connection and listener: the HLS read-ahead, stopped last.
     private let readAhead: SegmentReadAhead
@@ -34,7 +45,9 @@ final class ProxyServer: Sendable {
         _ descriptor: CInt, listenerID: Int, responder: ProxyResponder, gate: SharingGate?,
         acceptFailed: @escaping @Sendable () -> Void
     ) async throws -> Listener {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let admission = RequestAdmission(
+            configuredHost: responder.configuration.host.lowercased(), secrets: responder.secrets, gate: gate)
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptFailureWatch(acceptFailed))
@@ -43,35 +56,57 @@ final class ProxyServer: Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .bind(descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let (connection, pace, slices) = try Self.configure(channel, responder: responder, gate: gate)
-                    self.start(connection, pace: pace, slices: slices, responder: responder, listenerID: listenerID)
+                    let activity = ConnectionActivity(now: responder.cache.clock.uptime)
+                    let (connection, pace, slices) = try Self.configure(
+                        channel, responder: responder, admission: admission, activity: activity)
+                    self.start(
+                        connection, pace: pace, slices: slices, responder: responder, listenerID: listenerID,
+                        activity: activity)
                 }
             }
     }
 
     /// Starts the task that answers `connection`'s requests, or closes it once the server stops. Created and
-    /// registered under the lock, so a task that ends at once still finds its entry.
+    /// registered under the lock, so a task that ends at once still finds its entry. At the limit of
+    /// connections (`ProxyConfiguration.maximumConnections`) the one idle longest is closed to make room (a
+    /// client between requests opens a new one, as after any keep-alive close), or this one when every
+    /// connection is answering a request: a flood of idle or slow connections cannot lock players out.
     private func start(
-        _ connection: Connection, pace: ClientPace, slices: SliceLedger, responder: ProxyResponder, listenerID: Int
+        _ connection: Connection, pace: ClientPace, slices: SliceLedger, responder: ProxyResponder, listenerID: Int,
+        activity: ConnectionActivity
     ) {
-        connections.withLock { registry in
-            guard !registry.isStopping else { return connection.channel.close(promise: nil) }
+        let evicted = connections.withLock { registry -> Task<Void, Never>? in
+            guard !registry.isStopping else {
+                connection.channel.close(promise: nil)
+                return nil
+            }
+            var evicted: Task<Void, Never>?
+            if registry.tasks.count >= max(1, responder.configuration.maximumConnections) {
+                evicted = registry.evictIdlest()
+                guard evicted != nil else {
+                    connection.channel.close(promise: nil)
+                    return nil
+                }
+            }
             let id = registry.nextID()
             let task = Task {
                 await Self.serve(connection, pace: pace, slices: slices, with: responder)
-                self.connections.withLock { _ = $0.tasks.removeValue(forKey: id) }
+                self.connections.withLock { $0.ended(id) }
             }
-            registry.tasks[id] = (listenerID, task)
+            registry.tasks[id] = ConnectionRegistry.Entry(listener: listenerID, task: task, activity: activity)
             // A client that hangs up mid-response is noticed here at once (the socket reports it even while
             // the pipeline reads nothing), not at the next write: the response's reads end before they start
             // origin requests for a client that is gone.
             connection.channel.closeFuture.whenComplete { _ in task.cancel() }
+            return evicted
         }
+        // Closed once the lock is released: its cancellation closes its channel.
+        evicted?.cancel()
     }
 
-    private static func configure(_ channel: Channel, responder: ProxyResponder, gate: SharingGate?) throws -> (
-        Connection, ClientPace, SliceLedger
-    ) {
+    private static func configure(
+        _ channel: Channel, responder: ProxyResponder, admission: RequestAdmission, activity: ConnectionActivity
+    ) throws -> (Connection, ClientPace, SliceLedger) {
         // First, so it sits next to the socket and counts the encoded bytes.
         let slices = SliceLedger()
         let tracker = SentBytesTracker(slices: slices)
@@ -80,17 +115,17 @@ final class ProxyServer: Sendable {
         channel.closeFuture.whenComplete { _ in slices.closeAndReleaseAll() }
         // The protocol error handler answers malformed requests with 400 and closes.
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-            withPipeliningAssistance: true, withErrorHandling: true)
+            withPipeliningAssistance: true, withErrorHandling: true, withEncoderConfiguration: .init(),
+            withDecoderLimitConfiguration: headLimits)
         // Right above the encoder: every response head passes it, the protocol error handler's included.
         let encoder = try channel.pipeline.syncOperations.handler(type: HTTPResponseEncoder.self)
         try channel.pipeline.syncOperations.addHandler(DateFieldWriter(), position: .after(encoder))
         try channel.pipeline.syncOperations.addHandler(
-            IdleConnectionCloser(timeout: idleTimeout, clock: responder.cache.clock))
-        // Before anything answers: a request from the local network without the token goes no further.
-        if let gate {
-            try channel.pipeline.syncOperations.addHandler(
-                SharingGateHandler(gate: gate, log: responder.configuration.log))
-        }
+            IdleConnectionCloser(timeout: idleTimeout, clock: responder.cache.clock, activity: activity))
+        // Before anything answers: a request not addressed to this proxy, one from the local network without the
+        // token, or one for the control API without its secret goes no further.
+        try channel.pipeline.syncOperations.addHandler(
+            AdmissionHandler(admission: admission, log: responder.configuration.log))
         try channel.pipeline.syncOperations.addHandler(StoredHitHandler(responder: responder, slices: slices))
         let connection = try Connection(
             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
@@ -116,7 +151,7 @@ final class ProxyServer: Sendable {
     /// their tasks.
     func closeConnections(of listenerID: Int) async {
         let running = connections.withLock { registry in
-            registry.tasks.values.filter { $0.listener == listenerID }.map(\.task)
+            registry.tasks.values.filter { $0.listener == listenerID }.map(\.task) + registry.evicted.values
         }
         for task in running { task.cancel() }
         for task in running { await task.value }
@@ -127,7 +162,7 @@ final class ProxyServer: Sendable {
     func stop() async {
         let running = connections.withLock { registry in
             registry.isStopping = true
-            return registry.tasks.values.map(\.task)
+            return registry.tasks.values.map(\.task) + registry.evicted.values
         }
         for task in running { task.cancel() }
         for task in running { await task.value }
@@ -197,12 +232,42 @@ final class ProxyServer: Sendable {
 
 /// The connections in progress, keyed by a counter, each with the listener that accepted it.
 struct ConnectionRegistry {
-    var tasks: [UInt64: (listener: Int, task: Task<Void, Never>)] = [:]
+    /// One connection: the listener that accepted it, the task answering it, and whether it is answering.
+    struct Entry {
+        let listener: Int
+        let task: Task<Void, Never>
+        let activity: ConnectionActivity
+    }
+
+    /// The connections that count towards the limit.
+    var tasks: [UInt64: Entry] = [:]
+    /// Connections closed to make room, until their tasks end: no longer counted, still waited for.
+    private(set) var evicted: [UInt64: Task<Void, Never>] = [:]
     var isStopping = false
     private var counter: UInt64 = 0
 
     mutating func nextID() -> UInt64 {
         counter += 1
         return counter
+    }
+
+    /// The task of connection `id` has ended.
+    mutating func ended(_ id: UInt64) {
+        tasks[id] = nil
+        evicted[id] = nil
+    }
+
+    /// Takes the connection idle longest (none answering a request) out of the count to make room for a new one,
+    /// and returns its task for the caller to cancel once the lock is released; `nil` when every connection is
+    /// answering a request.
+    mutating func evictIdlest() -> Task<Void, Never>? {
+        var oldest: (since: TimeInterval, id: UInt64)?
+        for (id, entry) in tasks {
+            guard let since = entry.activity.idleSince else { continue }
+            if oldest.map({ since < $0.since }) ?? true { oldest = (since, id) }
+        }
+        guard let id = oldest?.id, let entry = tasks.removeValue(forKey: id) else { return nil }
+        evicted[id] = entry.task
+        return entry.task
     }
 }

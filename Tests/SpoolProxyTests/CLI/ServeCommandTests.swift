@@ -38,7 +38,9 @@ final class ServeCommandTests: XCTestCase {
             let port = try XCTUnwrap(base.port)
             XCTAssertGreaterThan(port, 0)
 
-            let mapped = try spool(["proxy-url", nginx.url(for: "a.mp3").absoluteString, "--port", "\(port)"])
+            let mapped = try spool([
+                "proxy-url", nginx.url(for: "a.mp3").absoluteString, "--cache", cacheDirectory.path,
+            ])
             XCTAssertEqual(mapped.status, 0, mapped.stderr)
             let proxyURL = try XCTUnwrap(URL(string: mapped.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
             XCTAssertEqual(proxyURL.lastPathComponent, "a.mp3")
@@ -61,11 +63,12 @@ final class ServeCommandTests: XCTestCase {
         try TestContent.generatedBytes(seed: 6, range: 0..<200_000).write(to: www.appendingPathComponent("b.mp3"))
         let nginx = try NginxOrigin(serving: www)
         defer { nginx.stop() }
-        let (serve, base) = try startServe(["--port", "0", "--cache", try temporaryDirectory().path])
+        let cacheDirectory = try temporaryDirectory()
+        let (serve, base) = try startServe(["--port", "0", "--cache", cacheDirectory.path])
         let port = try XCTUnwrap(base.port)
         let url = try XCTUnwrap(
             URL(
-                string: try spool(["proxy-url", nginx.url(for: "b.mp3").absoluteString, "--port", "\(port)"])
+                string: try spool(["proxy-url", nginx.url(for: "b.mp3").absoluteString, "--cache", cacheDirectory.path])
                     .stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
 
         // What iOS does to a suspended app's listener, done by the kernel here: SOCK_DESTROY through `ss -K`.
@@ -93,22 +96,28 @@ final class ServeCommandTests: XCTestCase {
 
     func testProxyURLCommandPrintsAReversibleURLAndRefusesOtherSchemes() throws {
         let origin = "https://cdn.example.com/a%20b/%D0%BF%D0%B5%D1%81%D0%BD%D1%8F.mp3?token=x&q=1"
-        let output = try spool(["proxy-url", origin, "--port", "8123"])
+        let keyFile = try temporaryDirectory().appendingPathComponent("url.key")
+        let key = ProxyURLKey()
+        try key.data.write(to: keyFile)
+        let output = try spool(["proxy-url", origin, "--url-key-file", keyFile.path, "--port", "8123"])
         XCTAssertEqual(output.status, 0, output.stderr)
         let printed = try XCTUnwrap(URL(string: output.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
         XCTAssertEqual(printed.host, "127.0.0.1")
         XCTAssertEqual(printed.port, 8123)
         XCTAssertTrue(printed.path.hasSuffix("/песня.mp3"), printed.path)
-        let target = try XCTUnwrap(URLComponents(url: printed, resolvingAgainstBaseURL: false)?.percentEncodedPath)
-        XCTAssertEqual(try ProxyURLMapping.originURL(forRequestTarget: target).absoluteString, origin)
+        XCTAssertEqual(
+            printed, try ProxyURLMapping(host: "127.0.0.1", port: 8123, key: key).proxyURL(for: URL(string: origin)!))
 
-        let hosted = try spool(["proxy-url", origin, "--host", "::1", "--port", "8123"])
+        let hosted = try spool(["proxy-url", origin, "--url-key-file", keyFile.path, "--host", "::1", "--port", "8123"])
         XCTAssertTrue(hosted.stdoutText.hasPrefix("http://[::1]:8123/o/"), hosted.stdoutText)
 
-        let file = try spool(["proxy-url", "file:///etc/passwd", "--port", "8123"])
+        let file = try spool(["proxy-url", "file:///etc/passwd", "--url-key-file", keyFile.path, "--port", "8123"])
         XCTAssertEqual(file.status, 1)
         XCTAssertTrue(file.stderr.contains("only http and https"), file.stderr)
-        XCTAssertEqual(try spool(["proxy-url", origin]).status, 2, "--port is required")
+        XCTAssertEqual(try spool(["proxy-url", origin, "--port", "8123"]).status, 2, "--port needs --url-key-file")
+        let noServe = try spool(["proxy-url", origin, "--cache", try temporaryDirectory().path])
+        XCTAssertEqual(noServe.status, 1)
+        XCTAssertTrue(noServe.stderr.contains("no `spool serve` runs on the cache"), noServe.stderr)
     }
 
     func testHeaderTokensReachTheOriginButNeverTheDiskOrTheLog() async throws {
@@ -122,7 +131,8 @@ final class ServeCommandTests: XCTestCase {
             "--cache", cacheDirectory.path, "-H", "Authorization: Bearer \(headerSecret)", "--verbose",
         ])
         let originURL = URL(string: origin.url(for: "/private.mp3").absoluteString + "?token=\(querySecret)")!
-        let proxyURL = try ProxyURLMapping(baseURL: base).proxyURL(for: originURL)
+        let proxyURL = try ServedProxy(cacheDirectory: cacheDirectory).url(for: originURL)
+        XCTAssertEqual(proxyURL.port, base.port)
         let response = try await Curl.fetch(proxyURL, ["--range", "0-99999"])
         XCTAssertEqual(response.status, 206)
         XCTAssertEqual(response.body, TestContent.generatedBytes(seed: 9, range: 0..<100_000))
@@ -163,15 +173,17 @@ final class ServeCommandTests: XCTestCase {
         }
         let nginx = try NginxOrigin(serving: www)
         defer { nginx.stop() }
-        let (_, base) = try startServe(["--cache", try temporaryDirectory().path, "--preload-ahead", "1"])
+        let cacheDirectory = try temporaryDirectory()
+        let (_, base) = try startServe(["--cache", cacheDirectory.path, "--preload-ahead", "1"])
+        let authorization = try ServedProxy(cacheDirectory: cacheDirectory).authorization
         let items = (0..<3).map { "{\"url\": \"\(nginx.url(for: "v\($0).mp4").absoluteString)\", \"id\": \"v\($0)\"}" }
         let feed = "{\"items\": [\(items.joined(separator: ", "))], \"current\": 0}"
         let preload = URL(string: base.absoluteString + SpoolProxy.preloadPath)!
-        let put = try await Curl.fetch(preload, ["--request", "PUT", "--data-binary", feed])
+        let put = try await Curl.fetch(preload, authorization + ["--request", "PUT", "--data-binary", feed])
         XCTAssertEqual(put.status, 200, String(decoding: put.body, as: UTF8.self))
         var states: [String] = []
         for _ in 0..<200 {
-            let answer = try await Curl.fetch(preload)
+            let answer = try await Curl.fetch(preload, authorization)
             let status = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
             states = (status?["items"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "?" }
             if states.prefix(2) == ["loaded", "loaded"] { break }

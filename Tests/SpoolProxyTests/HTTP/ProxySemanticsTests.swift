@@ -70,9 +70,15 @@ final class ProxySemanticsTests: XCTestCase {
             (url, [], 200),
             (url, ["-r", "0-999"], 206),
             (base.appendingPathComponent("ping"), [], 200),
-            (base.appendingPathComponent("statistics"), [], 200),
+            (
+                base.appendingPathComponent("statistics"),
+                ["-H", "Authorization: Bearer \(fixture.proxy.controlToken)"], 200
+            ),
+            (base.appendingPathComponent("statistics"), [], 401),
             (refusedHost, [], 403),
-            (base.appendingPathComponent("nothing"), [], 400),
+            (base.appendingPathComponent("o/x"), [], 400),
+            (base.appendingPathComponent("o/x/y"), [], 403),
+            (url, ["-H", "Host: evil.example"], 421),
             (url, ["-X", "DELETE"], 405),
         ]
         for (target, arguments, status) in requests {

@@ -16,13 +16,16 @@ import Glibc
 final class StoredHitTests: XCTestCase {
     private let length: Int64 = 2 * 1024 * 1024 + 123
     private let seed: UInt64 = 45
+    /// The key of the fixture's proxy, so that responders made here check its URLs' proofs.
+    private let key = ProxyURLKey()
+    private var configuration: ProxyConfiguration { ProxyConfiguration(urlKey: key) }
 
     private func expected(_ range: Range<Int64>) -> Data { TestContent.generatedBytes(seed: seed, range: range) }
 
     func testOnlyStoredCheckedSingleRangesAreAnsweredAtOnce() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let fixture = try await ProxyFixture(test: self, configuration: configuration)
         try fixture.serveGenerated("song.mp3", length: length, seed: seed)
-        let responder = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
         let target = try fixture.proxyURL("song.mp3").path
         let slices = SliceLedger()
         defer { slices.closeAndReleaseAll() }
@@ -70,18 +73,22 @@ final class StoredHitTests: XCTestCase {
             XCTAssertNil(responder.storedHit(to: head, slices: slices, revoke: {}), label)
         }
         let elsewhere = ProxyResponder(
-            cache: fixture.cache, configuration: ProxyConfiguration(allowedHosts: ["example.com"]))
+            cache: fixture.cache, configuration: ProxyConfiguration(allowedHosts: ["example.com"], urlKey: key))
         XCTAssertNil(
             elsewhere.storedHit(to: request(target, range: "bytes=0-9"), slices: slices, revoke: {}),
             "an origin host not allowed")
+        let anotherProxy = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        XCTAssertNil(
+            anotherProxy.storedHit(to: request(target, range: "bytes=0-9"), slices: slices, revoke: {}),
+            "a URL another proxy made: not served, not even from stored bytes")
     }
 
     func testNoSliceLargerThanTheSliceSizeAndNoneFromAnEncryptedCache() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let fixture = try await ProxyFixture(test: self, configuration: configuration)
         let large = FetchPolicy().fileSliceSize + 4096
         try fixture.serveGenerated("large.mp4", length: Int64(large), seed: seed)
         let target = try fixture.proxyURL("large.mp4").path
-        let responder = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
         let slices = SliceLedger()
         defer { slices.closeAndReleaseAll() }
         for try await _ in fixture.cache.read(fixture.originURL("large.mp4")) {}
@@ -94,17 +101,17 @@ final class StoredHitTests: XCTestCase {
         let sealed = try SpoolCache(
             configuration: SpoolConfiguration(directory: sealedDirectory, encryptionKey: Data(repeating: 7, count: 32)))
         for try await _ in sealed.read(fixture.originURL("large.mp4"), from: 0, length: 1000) {}
-        let sealedResponder = ProxyResponder(cache: sealed, configuration: ProxyConfiguration())
+        let sealedResponder = ProxyResponder(cache: sealed, configuration: configuration)
         XCTAssertNil(sealedResponder.storedHit(to: request(target, range: "bytes=0-99"), slices: slices, revoke: {}))
         await sealed.close()
     }
 
     func testPlaylistsAreNeverAnsweredFromTheFileAsTheyAre() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let fixture = try await ProxyFixture(test: self, configuration: configuration)
         let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n#EXT-X-ENDLIST\n"
         try playlist.write(to: fixture.www.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
         try fixture.serveGenerated("small.bin", length: 4096, seed: seed)
-        let responder = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
         let slices = SliceLedger()
         defer { slices.closeAndReleaseAll() }
         for name in ["list.txt", "small.bin"] {
@@ -122,10 +129,10 @@ final class StoredHitTests: XCTestCase {
     /// Whether a small file is a playlist is told by its first bytes as the engine saw them, never by a read on
     /// the event loop: until this process has seen them, the task answers; media types are no playlist.
     func testASmallFileIsAnsweredAtOnceOnlyOnceItsFirstBytesAreKnown() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let fixture = try await ProxyFixture(test: self, configuration: configuration)
         try fixture.serveGenerated("part.bin", length: 4096, seed: seed)
         try fixture.serveGenerated("clip.mp4", length: 4096, seed: seed)
-        let responder = ProxyResponder(cache: fixture.cache, configuration: ProxyConfiguration())
+        let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
         let slices = SliceLedger()
         defer { slices.closeAndReleaseAll() }
         for name in ["part.bin", "clip.mp4"] {
@@ -149,14 +156,15 @@ final class StoredHitTests: XCTestCase {
 
     /// Pipelined on one connection, answers from the event loop and from the task keep their order.
     func testPipelinedHitsAndReadsKeepTheirOrder() async throws {
-        let fixture = try await ProxyFixture(test: self)
+        let fixture = try await ProxyFixture(test: self, configuration: configuration)
         try fixture.serveGenerated("song.mp3", length: length, seed: seed)
         _ = try await Curl.fetch(try fixture.proxyURL("song.mp3"))
         let target = try fixture.proxyURL("song.mp3").path
         let ranges = ["0-9", "0-1,5-6", "20-29", "30-39"]
-        var requests = ranges.map { "GET \(target) HTTP/1.1\r\nHost: x\r\nRange: bytes=\($0)\r\n\r\n" }
-        requests.append("GET \(target) HTTP/1.1\r\nHost: x\r\nRange: bytes=40-49\r\nConnection: close\r\n\r\n")
         let port = try XCTUnwrap(fixture.proxy.baseURL?.port)
+        let host = "Host: 127.0.0.1:\(port)"
+        var requests = ranges.map { "GET \(target) HTTP/1.1\r\n\(host)\r\nRange: bytes=\($0)\r\n\r\n" }
+        requests.append("GET \(target) HTTP/1.1\r\n\(host)\r\nRange: bytes=40-49\r\nConnection: close\r\n\r\n")
         let responses = try Self.responses(in: try await RawHTTP.exchangeBytes(port: port, requests.joined()))
         XCTAssertEqual(responses.map(\.status), [206, 206, 206, 206, 206])
         guard responses.count == 5 else { return }

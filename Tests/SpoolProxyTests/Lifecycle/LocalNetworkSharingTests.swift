@@ -6,7 +6,8 @@ import XCTest
 
 /// The proxy shared on a local network, as for an AirPlay receiver, tested from a second host (a network
 /// namespace over a veth link): served with the token, refused without it or with another, never able to
-/// name an origin outside `allowedHosts` nor to reach the control API, and gone when sharing stops.
+/// name an origin the proxy did not share or outside `allowedHosts`, nor to reach the control API, refused
+/// under another host name (DNS rebinding), and gone when sharing stops.
 final class LocalNetworkSharingTests: XCTestCase {
     private var origin: TestOrigin!
     private var elsewhere: TestOrigin!
@@ -71,6 +72,10 @@ final class LocalNetworkSharingTests: XCTestCase {
         XCTAssertEqual(put.status, 405)
         let ping = try await receiver.fetch(shared.absoluteString + SpoolProxy.pingPath)
         XCTAssertEqual(ping.status, 200)
+        // Under another name for the same address (a page that rebound its host to it): refused.
+        let rebound = try await receiver.fetch(url.absoluteString, headers: ["Host: evil.example:\(shared.port!)"])
+        XCTAssertEqual(rebound.status, 421)
+        XCTAssertEqual(origin.requestCount, requestsBefore)
     }
 
     func testATokenNeverReachesAnOriginOutsideAllowedHosts() async throws {
@@ -112,16 +117,27 @@ final class LocalNetworkSharingTests: XCTestCase {
         XCTAssertTrue(String(decoding: local.body, as: UTF8.self).contains("\n/w/"))
     }
 
-    func testSharingNeedsAllowedHostsAndEndsWhenStopped() async throws {
+    func testSharedURLsReachOnlyWhatTheyNameAndSharingEndsWhenStopped() async throws {
         let receiver = try NetworkNamespace(test: self)
+        // Without allowedHosts too: a receiver holding shared URLs reaches what they name, nothing else.
         let open = SpoolProxy(cache: cache)
         try await open.start()
-        do {
-            try await open.shareOnLocalNetwork(address: receiver.hostAddress)
-            XCTFail("shared with no allowedHosts")
-        } catch let error as ProxyError {
-            XCTAssertEqual("\(error)", "\(ProxyError.sharingNeedsAllowedHosts)")
+        elsewhere.serve(.data(Data("secret".utf8)), at: "/secret", contentType: "text/plain")
+        origin.serve(.generated(length: 1000, seed: 10), at: "/shared.mp3", contentType: "audio/mpeg")
+        try await open.shareOnLocalNetwork(address: receiver.hostAddress)
+        let sharedURL = try open.sharedURL(for: origin.url(for: "/shared.mp3")).absoluteString
+        let sharedServed = try await receiver.fetch(sharedURL)
+        XCTAssertEqual(sharedServed.status, 200)
+        let encode = { (url: URL) in
+            Data(url.absoluteString.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
+        let swapped = sharedURL.replacingOccurrences(
+            of: encode(origin.url(for: "/shared.mp3")), with: encode(elsewhere.url(for: "/secret")))
+        XCTAssertNotEqual(swapped, sharedURL)
+        let forged = try await receiver.fetch(swapped)
+        XCTAssertEqual(forged.status, 403, "the proof names the shared URL only")
+        XCTAssertEqual(elsewhere.requestCount, 0)
         await open.stop()
 
         origin.serve(.generated(length: 10_000, seed: 9), at: "/a.mp3", contentType: "audio/mpeg")

@@ -130,6 +130,7 @@ final class PreloadAPITests: XCTestCase {
         let tooLarge = try await Curl.run(
             [
                 "--request", "PUT", "--header", "Expect: 100-continue", "--data-binary", "@\(huge.path)",
+                "--header", "Authorization: Bearer \(fixture.proxy.controlToken)",
                 "--output", "/dev/null", "--write-out", "%{http_code}",
                 fixture.proxy.baseURL!.absoluteString + "/preload",
             ])

@@ -17,7 +17,8 @@ final class StatisticsEndpointTests: XCTestCase {
         let warm = try await Curl.run(["-o", "/dev/null", "-r", "0-99999", url.absoluteString])
         XCTAssertEqual(warm.status, 0, warm.stderr)
         let statisticsURL = try XCTUnwrap(fixture.proxy.baseURL).appendingPathComponent("statistics")
-        let (status, headers, body) = try await offPool { try Curl.fetch(statisticsURL) }
+        let authorization = ["--header", "Authorization: Bearer \(fixture.proxy.controlToken)"]
+        let (status, headers, body) = try await offPool { try Curl.fetch(statisticsURL, authorization) }
         XCTAssertEqual(status, 200)
         XCTAssertEqual(headers["content-type"], "application/json")
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: body) as? [String: Any])

@@ -15,7 +15,7 @@ enum ControlAPI {
         _ fixture: ProxyFixture, _ method: String, _ path: String, json: Any? = nil, body: String = ""
     ) async throws -> (status: Int, body: Data, text: String) {
         let sent = try json.map(text) ?? body
-        var arguments = ["--request", method]
+        var arguments = ["--request", method, "--header", "Authorization: Bearer \(fixture.proxy.controlToken)"]
         if !sent.isEmpty { arguments += ["--header", "Content-Type: application/json", "--data-binary", sent] }
         let base = try XCTUnwrap(fixture.proxy.baseURL).absoluteString
         let answer = try await Curl.fetch(try XCTUnwrap(URL(string: base + path)), arguments)

@@ -63,13 +63,16 @@ final class NetworkNamespace: Sendable {
     }
 
     /// One GET from the other host: curl's exit status, the HTTP status and the body.
-    func fetch(_ url: String, method: String = "GET") async throws -> (exit: Int32, status: Int, body: Data) {
+    func fetch(_ url: String, method: String = "GET", headers: [String] = []) async throws -> (
+        exit: Int32, status: Int, body: Data
+    ) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("spool-netns-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        let arguments = [
-            "curl", "--silent", "--noproxy", "*", "--max-time", "10", "-X", method, "-o", file.path,
-            "-w", "%{http_code}", url,
-        ]
+        let arguments =
+            [
+                "curl", "--silent", "--noproxy", "*", "--max-time", "10", "-X", method, "-o", file.path,
+                "-w", "%{http_code}",
+            ] + headers.flatMap { ["--header", $0] } + [url]
         let output = try await offPool { [self] in try run(arguments) }
         let body = (try? Data(contentsOf: file)) ?? Data()
         return (output.status, Int(output.stdoutText) ?? 0, body)

@@ -13,13 +13,16 @@ import XCTest
 final class IdleConnectionCloserTests: XCTestCase {
     func testReadsAndWritesKeepAConnectionOpenAndSilenceClosesIt() throws {
         let (loop, clock) = (EmbeddedEventLoop(), InlineClock())
-        let channel = EmbeddedChannel(handler: IdleConnectionCloser(timeout: 10, clock: clock), loop: loop)
+        let activity = ConnectionActivity(now: 0)
+        let channel = EmbeddedChannel(
+            handler: IdleConnectionCloser(timeout: 10, clock: clock, activity: activity), loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         XCTAssertTrue(channel.isActive)
 
         clock.advance(by: 9, running: loop)
         XCTAssertTrue(channel.isActive, "not yet idle for 10 s")
-        try channel.writeInbound(ByteBuffer(string: "GET"))
+        try channel.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
+        XCTAssertNil(activity.idleSince, "a request in progress")
         clock.advance(by: 9, running: loop)
         XCTAssertTrue(channel.isActive, "a read 9 s ago")
         try channel.writeOutbound(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: "200"))))
@@ -27,6 +30,7 @@ final class IdleConnectionCloserTests: XCTestCase {
         XCTAssertTrue(channel.isActive, "a write 9 s ago")
         // A response's end carries no bytes and may pass after the client read the body: it is no activity.
         try channel.writeOutbound(HTTPServerResponsePart.end(nil))
+        XCTAssertEqual(activity.idleSince, 27, "idle since its response ended")
         clock.advance(by: 2, running: loop)
         XCTAssertFalse(channel.isActive, "11 s without a read or a write")
     }

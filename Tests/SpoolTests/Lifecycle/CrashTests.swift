@@ -221,15 +221,16 @@ final class CrashTests: XCTestCase {
 
     // MARK: spool serve under load
 
-    private func startServe(cache: URL) async throws -> (BackgroundProcess, Int) {
+    private func startServe(cache: URL) async throws -> BackgroundProcess {
         let serve = try Durability.startSpool(["serve", "--port", "0", "--cache", cache.path], test: self)
         let line = try await Durability.offPool { try serve.firstLine(timeout: 30) }
-        let port = try XCTUnwrap(URL(string: line)?.port, line)
-        return (serve, port)
+        XCTAssertNotNil(URL(string: line)?.port, line)
+        return serve
     }
 
-    private func proxyURL(_ origin: URL, port: Int) async throws -> URL {
-        let mapped = try await Durability.spool(["proxy-url", origin.absoluteString, "--port", "\(port)"])
+    /// The URL `spool proxy-url` makes for `origin` with the key of the serve now running on `cache`.
+    private func proxyURL(_ origin: URL, cache: URL) async throws -> URL {
+        let mapped = try await Durability.spool(["proxy-url", origin.absoluteString, "--cache", cache.path])
         XCTAssertEqual(mapped.status, 0, mapped.stderr)
         return try XCTUnwrap(URL(string: mapped.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
@@ -264,7 +265,7 @@ final class CrashTests: XCTestCase {
 
         for round in 0..<rounds {
             origin.behaviour.throttleBytesPerSecond = 2_000_000
-            let (serve, port) = try await startServe(cache: cacheDirectory)
+            let serve = try await startServe(cache: cacheDirectory)
             var clients: [(BackgroundProcess, Target, Range<Int64>, URL)] = []
             for client in 0..<6 {
                 let target = targets[Int.random(in: 0..<targets.count, using: &random)]
@@ -273,7 +274,7 @@ final class CrashTests: XCTestCase {
                     client == 0
                     ? target.length : min(target.length, start + Int64.random(in: 100_000...8_000_000, using: &random))
                 let file = outputs.appendingPathComponent("r\(round)-c\(client)")
-                let proxied = try await proxyURL(origin.url(for: target.path), port: port)
+                let proxied = try await proxyURL(origin.url(for: target.path), cache: cacheDirectory)
                 let process = try BackgroundProcess(
                     executable: curl,
                     arguments: [
@@ -322,10 +323,10 @@ final class CrashTests: XCTestCase {
             await cache.close()
         }
         origin.resetCounters()
-        let (serve, port) = try await startServe(cache: cacheDirectory)
+        let serve = try await startServe(cache: cacheDirectory)
         for target in targets {
             let file = outputs.appendingPathComponent("final\(target.seed)")
-            let proxied = try await proxyURL(origin.url(for: target.path), port: port)
+            let proxied = try await proxyURL(origin.url(for: target.path), cache: cacheDirectory)
             let command = ExternalCommand(executable: curl)
             let result = try await Durability.offPool {
                 try command.run(["--silent", "--show-error", "--noproxy", "*", "-o", file.path, proxied.absoluteString])

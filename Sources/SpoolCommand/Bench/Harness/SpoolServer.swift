@@ -23,7 +23,8 @@ final class SpoolServer {
             throw CommandFailure(message: "spool serve printed '\(line)', not its URL; stderr: \(process.stderr)")
         }
         self.port = port
-        mapping = ProxyURLMapping(host: "127.0.0.1", port: port)
+        // serve wrote its serve.json, with the key its URLs are signed with, before it printed its URL.
+        mapping = try ProxyURL.servedMapping(in: cacheDirectory)
     }
 
     /// The URL that reads `origin` through this proxy.

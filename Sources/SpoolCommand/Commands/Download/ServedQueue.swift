@@ -13,12 +13,14 @@ struct ServedQueue: Sendable {
     let baseURL: URL
     /// The serving process.
     let pid: Int32
+    /// The proxy's control token.
+    let controlToken: String
 
     /// The serve that runs the queue of `directory`: the one its record names, if that proxy answers for the
     /// same directory (a record a killed serve left names a dead port, or another proxy's).
     static func find(in directory: URL) async -> ServedQueue? {
         guard let record = ServeRecord.read(in: directory), let url = URL(string: record.url) else { return nil }
-        let served = ServedQueue(baseURL: url, pid: record.pid)
+        let served = ServedQueue(baseURL: url, pid: record.pid, controlToken: record.controlToken)
         guard let status = try? await served.status(),
             status.directory == directory.standardizedFileURL.path
         else { return nil }
@@ -52,6 +54,7 @@ struct ServedQueue: Sendable {
     {
         var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!, timeoutInterval: 30)
         request.httpMethod = method
+        request.setValue("Bearer \(controlToken)", forHTTPHeaderField: "Authorization")
         if let body {
             request.httpBody = try JSONEncoder().encode(body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -70,9 +70,11 @@ struct RequestAdmission: Sendable {
     }
 
     /// The verdict on a request for `target` with `method`, whose `Host` fields are `hosts` and whose
-    /// `Authorization` fields are `authorizations`, on a connection that came in on `local`.
+    /// `Authorization` fields are `authorizations` (looked at for a control path only: media, nearly every
+    /// request, costs no look-up), on a connection that came in on `local`.
     func verdict(
-        method: String, target: String, hosts: [String], authorizations: [String], local: LocalAddress?
+        method: String, target: String, hosts: [String], authorizations: @autoclosure () -> [String],
+        local: LocalAddress?
     ) -> Verdict {
         guard hosts.count == 1, let host = hosts.first else { return .refuse(.noHost) }
         guard let local, names(host, local: local) else { return .refuse(.misdirected) }
@@ -87,6 +89,7 @@ struct RequestAdmission: Sendable {
             }
         }
         guard !Self.isOpen(ProxyURLMapping.path(of: admitted)) else { return .admit(admitted) }
+        let authorizations = authorizations()
         guard authorizations.count == 1, secrets.authorizes(authorizations[0]) else { return .refuse(.unauthorized) }
         return .admit(admitted)
     }

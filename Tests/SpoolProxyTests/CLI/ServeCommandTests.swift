@@ -120,6 +120,47 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(noServe.stderr.contains("no `spool serve` runs on the cache"), noServe.stderr)
     }
 
+    /// serve's secrets are its user's only (serve.json and a made key file, mode 0600), its API needs the token,
+    /// and a URL made with a kept key plays after a restart, on the new port, where one of a new key does not.
+    func testServeKeepsItsSecretsToItsUserAndAKeptKeyOutlivesARestart() async throws {
+        let www = try temporaryDirectory()
+        try TestContent.generatedBytes(seed: 8, range: 0..<100_000).write(to: www.appendingPathComponent("c.mp3"))
+        let nginx = try NginxOrigin(serving: www)
+        defer { nginx.stop() }
+        let cacheDirectory = try temporaryDirectory()
+        let keyFile = try temporaryDirectory().appendingPathComponent("url.key")
+        let (first, base) = try startServe(["--cache", cacheDirectory.path, "--url-key-file", keyFile.path])
+        for file in [keyFile, cacheDirectory.appendingPathComponent("serve.json")] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, file.lastPathComponent)
+        }
+        XCTAssertEqual(try Data(contentsOf: keyFile).count, 32)
+        let served = try ServedProxy(cacheDirectory: cacheDirectory)
+        let statistics = try XCTUnwrap(URL(string: base.absoluteString + SpoolProxy.statisticsPath))
+        let refused = try await Curl.fetch(statistics)
+        XCTAssertEqual(refused.status, 401)
+        let answered = try await Curl.fetch(statistics, served.authorization)
+        XCTAssertEqual(answered.status, 200)
+
+        let printed = try spool(["proxy-url", nginx.url(for: "c.mp3").absoluteString, "--cache", cacheDirectory.path])
+        let url = try XCTUnwrap(URL(string: printed.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let played = try await Curl.fetch(url)
+        XCTAssertEqual(played.body, TestContent.generatedBytes(seed: 8, range: 0..<100_000))
+        let path = try XCTUnwrap(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath)
+        first.send(SIGTERM)
+        XCTAssertEqual(first.waitForExit(timeout: 20), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cacheDirectory.appendingPathComponent("serve.json").path))
+
+        for (arguments, status) in [(["--url-key-file", keyFile.path], 200), ([], 403)] {
+            let (again, newBase) = try startServe(["--cache", cacheDirectory.path] + arguments)
+            let old = try XCTUnwrap(URL(string: newBase.absoluteString + path))
+            let answer = try await Curl.fetch(old)
+            XCTAssertEqual(answer.status, status, "\(arguments)")
+            again.send(SIGTERM)
+            XCTAssertEqual(again.waitForExit(timeout: 20), 0)
+        }
+    }
+
     func testHeaderTokensReachTheOriginButNeverTheDiskOrTheLog() async throws {
         let origin = try TestOrigin()
         defer { origin.stop() }

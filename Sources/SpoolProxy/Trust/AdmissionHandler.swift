@@ -13,8 +13,8 @@ final class AdmissionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let admission: RequestAdmission
     private let log: (@Sendable (ProxyLogRecord) -> Void)?
-    /// The address the connection came in on, read once.
-    private var local: RequestAdmission.LocalAddress?
+    /// What the connection's requests may name as their host, worked out once from the address it came in on.
+    private var authorities: RequestAdmission.Authorities?
     /// A request was refused: the rest of it, and of the connection, is dropped.
     private var refused = false
 
@@ -25,23 +25,28 @@ final class AdmissionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         if let address = context.channel.localAddress, let ip = address.ipAddress, let port = address.port {
-            local = RequestAdmission.LocalAddress(ip: ip, port: port)
+            authorities = RequestAdmission.Authorities(
+                local: RequestAdmission.LocalAddress(ip: ip, port: port), configuredHost: admission.configuredHost)
         }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        guard case .head(var head) = unwrapInboundIn(data) else {
+        guard case .head(let head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
         let verdict = admission.verdict(
             method: head.method.rawValue, target: head.uri, hosts: head.headers["host"],
-            authorizations: head.headers["authorization"], local: local)
+            authorizations: head.headers["authorization"], authorities: authorities)
         switch verdict {
+        case .admit(let target) where target == head.uri:
+            // As it came: a head changed would be copied, fields and all.
+            context.fireChannelRead(data)
         case .admit(let target):
-            head.uri = target
-            context.fireChannelRead(wrapInboundOut(.head(head)))
+            var stripped = head
+            stripped.uri = target
+            context.fireChannelRead(wrapInboundOut(.head(stripped)))
         case .refuse(let refusal):
             refused = true
             let (status, reason, fields) = refusal.response

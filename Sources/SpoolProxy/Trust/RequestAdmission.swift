@@ -69,16 +69,48 @@ struct RequestAdmission: Sendable {
         }
     }
 
+    /// The authorities (`host:port`) a connection's requests may name: worked out once per connection, so that a
+    /// request as clients send it (`127.0.0.1:PORT`) costs one look-up in a set.
+    struct Authorities: Sendable, Equatable {
+        /// The address the connection came in on.
+        let local: LocalAddress
+        /// The host names that are the proxy's on it, lower-cased, IPv6 literals without brackets.
+        let names: Set<String>
+        /// `names` with the port, as they appear in a `Host` field (and without it on port 80).
+        let exact: Set<String>
+
+        /// The authorities of a connection on `local`, for a proxy configured to listen on `configuredHost`.
+        init(local: LocalAddress, configuredHost: String) {
+            self.local = local
+            var names: Set<String> = [local.ip.lowercased(), configuredHost.lowercased()]
+            if local.isLoopback { names.formUnion(["127.0.0.1", "localhost", "::1"]) }
+            self.names = names
+            let bracketed = names.map { $0.contains(":") ? "[\($0)]" : $0 }
+            exact = Set(bracketed.map { "\($0):\(local.port)" } + (local.port == 80 ? bracketed : []))
+        }
+
+        /// Whether the authority `value` (`host[:port]`, as a `Host` field holds it) names this proxy.
+        func contain(_ value: String) -> Bool {
+            if exact.contains(value) { return true }
+            // Any other spelling: upper case, surrounding spaces; or not the proxy's at all.
+            guard let (name, port) = RequestAdmission.split(authority: value.lowercased()), port == local.port else {
+                return false
+            }
+            return names.contains(name)
+        }
+    }
+
     /// The verdict on a request for `target` with `method`, whose `Host` fields are `hosts` and whose
     /// `Authorization` fields are `authorizations` (looked at for a control path only: media, nearly every
-    /// request, costs no look-up), on a connection that came in on `local`.
+    /// request, costs no look-up), on a connection whose own authorities are `authorities` (`nil`: its
+    /// address is unknown, and nothing is addressed to it).
     func verdict(
         method: String, target: String, hosts: [String], authorizations: @autoclosure () -> [String],
-        local: LocalAddress?
+        authorities: Authorities?
     ) -> Verdict {
         guard hosts.count == 1, let host = hosts.first else { return .refuse(.noHost) }
-        guard let local, names(host, local: local) else { return .refuse(.misdirected) }
-        if let authority = Self.authority(ofAbsoluteTarget: target), !names(authority, local: local) {
+        guard let authorities, authorities.contain(host) else { return .refuse(.misdirected) }
+        if let authority = Self.authority(ofAbsoluteTarget: target), !authorities.contain(authority) {
             return .refuse(.misdirected)
         }
         var admitted = target
@@ -88,25 +120,28 @@ struct RequestAdmission: Sendable {
             case .failure(let refusal): return .refuse(.shared(refusal))
             }
         }
-        guard !Self.isOpen(ProxyURLMapping.path(of: admitted)) else { return .admit(admitted) }
+        guard !Self.isOpen(admitted) else { return .admit(admitted) }
         let authorizations = authorizations()
         guard authorizations.count == 1, secrets.authorizes(authorizations[0]) else { return .refuse(.unauthorized) }
         return .admit(admitted)
     }
 
-    /// Whether `path` is one anybody on the listener may ask for: media (whose URLs carry their own proof)
-    /// and the ping. Everything else is the control API's.
-    static func isOpen(_ path: Substring) -> Bool {
-        let media = [ProxyURLMapping.prefix, ProxyURLMapping.wholePrefix, ProxyURLMapping.keyPrefix]
-        if media.contains(where: { path.hasPrefix("/\($0)/") }) { return true }
-        return path.prefix { $0 != "?" && $0 != "#" } == SpoolProxy.pingPath
-    }
-
-    /// Whether the authority `value` (`host[:port]`) names this proxy on the connection's address `local`.
-    func names(_ value: String, local: LocalAddress) -> Bool {
-        guard let (name, port) = Self.split(authority: value.lowercased()), port == local.port else { return false }
-        if name == local.ip.lowercased() || name == configuredHost { return true }
-        return local.isLoopback && ["127.0.0.1", "localhost", "::1"].contains(name)
+    /// Whether `target` asks for what anybody on the listener may: media (whose URLs carry their own proof) and
+    /// the ping. Everything else is the control API's. Read as bytes: every request of a player is asked this.
+    static func isOpen(_ target: String) -> Bool {
+        var path = Substring(target).utf8
+        if path.first != UInt8(ascii: "/") { path = ProxyURLMapping.path(of: target).utf8 }
+        var bytes = path.makeIterator()
+        let (slash, kind, second) = (bytes.next(), bytes.next(), bytes.next())
+        if slash == UInt8(ascii: "/"), second == UInt8(ascii: "/"),
+            kind == UInt8(ascii: "o") || kind == UInt8(ascii: "w") || kind == UInt8(ascii: "k")
+        {
+            return true
+        }
+        let ping = SpoolProxy.pingPath.utf8
+        guard path.starts(with: ping) else { return false }
+        let next = path.dropFirst(ping.count).first
+        return next == nil || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
     }
 
     /// `host[:port]` as the host (brackets of an IPv6 literal removed) and the port (80 when absent); `nil`
@@ -129,9 +164,10 @@ struct RequestAdmission: Sendable {
         return (String(host), port)
     }
 
-    /// The authority of an absolute-form target (`http://127.0.0.1:8080/o/…`), `nil` for an origin-form one.
+    /// The authority of an absolute-form target (`http://127.0.0.1:8080/o/…`), `nil` for an origin-form one
+    /// (which starts with `/`: nearly every request, told by its first byte).
     static func authority(ofAbsoluteTarget target: String) -> String? {
-        guard let schemeEnd = target.range(of: "://"), !target.hasPrefix("/") else { return nil }
+        guard target.utf8.first != UInt8(ascii: "/"), let schemeEnd = target.range(of: "://") else { return nil }
         return String(target[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" })
     }
 }

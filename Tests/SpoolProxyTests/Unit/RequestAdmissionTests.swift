@@ -15,7 +15,8 @@ final class RequestAdmissionTests: XCTestCase {
         local: RequestAdmission.LocalAddress? = nil, configuredHost: String = "127.0.0.1", gate: SharingGate? = nil
     ) -> RequestAdmission.Verdict {
         RequestAdmission(configuredHost: configuredHost, secrets: secrets, gate: gate).verdict(
-            method: method, target: target, hosts: hosts, authorizations: authorizations, local: local ?? loopback)
+            method: method, target: target, hosts: hosts, authorizations: authorizations,
+            authorities: RequestAdmission.Authorities(local: local ?? loopback, configuredHost: configuredHost))
     }
 
     func testOnlyTheListenersOwnAddressIsAHostItAnswersFor() {
@@ -45,6 +46,11 @@ final class RequestAdmissionTests: XCTestCase {
         let lan = RequestAdmission.LocalAddress(ip: "192.168.1.20", port: 9000)
         XCTAssertEqual(verdict(media, hosts: ["192.168.1.20:9000"], local: lan), .admit(media))
         XCTAssertEqual(verdict(media, hosts: ["localhost:9000"], local: lan), .refuse(.misdirected))
+        // A connection whose address is unknown is addressed by nobody.
+        XCTAssertEqual(
+            RequestAdmission(configuredHost: "127.0.0.1", secrets: secrets, gate: nil).verdict(
+                method: "GET", target: media, hosts: ["127.0.0.1:8080"], authorizations: [], authorities: nil),
+            .refuse(.misdirected))
     }
 
     func testEveryPathButMediaAndThePingNeedsTheControlToken() {

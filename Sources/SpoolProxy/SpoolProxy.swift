@@ -24,8 +24,10 @@ public import Spool
 /// article's "Security model".
 ///
 /// Requests follow RFC 9110: GET and HEAD, single, suffix and multiple ranges, `If-Range`, keep-alive.
-/// Bodies stream with back-pressure, so memory does not grow with file size or slow clients. Origin
-/// failures become `502` or `504` with a one-line reason; nothing but origin bytes is ever cached.
+/// Bodies stream with back-pressure, so memory does not grow with file size or slow clients. An origin's
+/// refusal (4xx, 5xx) reaches the player as the origin's status, with its `Retry-After` and
+/// `WWW-Authenticate`; a gateway failure (unreachable, silent, an invalid answer) is `502` or `504`; each
+/// with a one-line reason, and nothing but origin bytes is ever cached.
 public final class SpoolProxy: Sendable {
     /// The cache the proxy serves from and fills.
     public let cache: SpoolCache

@@ -4,8 +4,10 @@ import Foundation
 public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The URL's scheme is not one the origin reads (only `http` and `https` for the HTTP origin).
     case unsupportedScheme(String)
-    /// The origin answered with an HTTP status that is not a success.
-    case httpStatus(Int)
+    /// The origin answered with an HTTP status that is not a success, with its `Retry-After` and
+    /// `WWW-Authenticate` fields when it sent them: what a player acts on (a `403` from an expired signed URL
+    /// makes an app refresh it, a `429` or `503` says when to come back, a `404` is not retried).
+    case httpStatus(Int, retryAfter: String? = nil, authenticate: String? = nil)
     /// The origin could not be reached or the transfer broke off (the underlying error's description).
     case network(String)
     /// The origin sent nothing for longer than the origin's timeout.
@@ -28,7 +30,7 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unsupportedScheme(let scheme): "unsupported URL scheme '\(scheme)' (only http and https)"
-        case .httpStatus(let status): "origin answered HTTP \(status)"
+        case .httpStatus(let status, _, _): "origin answered HTTP \(status)"
         case .network(let reason): "network error: \(reason)"
         case .timedOut: "the origin did not answer in time"
         case .invalidResponse(let reason): "invalid origin response: \(reason)"
@@ -46,7 +48,7 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     var isTransient: Bool {
         switch self {
         case .network, .timedOut, .truncatedBody: true
-        case .httpStatus(let status): status >= 500 || status == 408 || status == 429
+        case .httpStatus(let status, _, _): status >= 500 || status == 408 || status == 429
         default: false
         }
     }

@@ -31,6 +31,12 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
     public let resource: Resource
     private let loaderDelegate: SpoolResourceLoaderDelegate
 
+    /// The key under which an error the asset's loading finished with carries the origin's HTTP status (an
+    /// `Int`), when the origin refused: in `NSError.userInfo` of the `NSURLErrorDomain` error AVFoundation
+    /// reports (the player item's `error`, its underlying error). A `403` from an expired signed URL is the
+    /// app's cue to refresh it; a `404` is not worth retrying.
+    public static let originStatusKey = "SpoolOriginStatus"
+
     /// An asset for `url` read through `cache`. `headers` go with every origin request (and are never
     /// stored); `origin` replaces the cache's origin for this asset (a cloud SDK, say); `cacheKey` replaces
     /// the key derived from the URL (for URLs whose host or signature rotates).

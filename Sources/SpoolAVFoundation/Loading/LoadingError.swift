@@ -27,10 +27,18 @@ enum LoadingError: Error {
         }
         switch error as? SpoolError {
         case .unsupportedScheme?: (code, reason) = (NSURLErrorUnsupportedURL, "\(error)")
-        case .httpStatus(let status)?:
-            (code, reason) = (
-                status == 404 || status == 410 ? NSURLErrorFileDoesNotExist : NSURLErrorBadServerResponse, "\(error)"
-            )
+        case .httpStatus(let status, _, _)?:
+            let statusCode: Int =
+                switch status {
+                case 404, 410: NSURLErrorFileDoesNotExist
+                case 401, 407: NSURLErrorUserAuthenticationRequired
+                case 403: NSURLErrorNoPermissionsToReadFile
+                default: NSURLErrorBadServerResponse
+                }
+            // The status itself too: an app refreshes an expired signed URL on 403, waits on 429 or 503.
+            return NSError(
+                domain: NSURLErrorDomain, code: statusCode,
+                userInfo: [NSLocalizedDescriptionKey: "\(error)", SpoolAsset.originStatusKey: status])
         case .network?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")
         case .timedOut?: (code, reason) = (NSURLErrorTimedOut, "\(error)")
         case .truncatedBody?: (code, reason) = (NSURLErrorNetworkConnectionLost, "\(error)")

@@ -1,3 +1,4 @@
+import NIOHTTP1
 import Spool
 
 /// A response the proxy sends instead of the resource: a status and a one-line reason as a `text/plain`
@@ -10,10 +11,18 @@ struct FailureResponse: Error, Equatable, Sendable {
     /// Extra header fields (`Allow` for 405).
     var headers: [HeaderField] = []
 
-    /// The answer for an origin or cache failure: 504 when the origin did not answer in time or is
-    /// unreachable with nothing cached, 502 for anything else the origin did wrong.
+    /// The answer for an origin or cache failure: the origin's own status when it refused (4xx, 5xx), with its
+    /// `Retry-After` and `WWW-Authenticate` (a player acts on them: refreshes an expired signed URL on 403,
+    /// waits on 429 or 503, gives up on 404); 504 when the origin did not answer in time or is unreachable
+    /// with nothing cached; 502 for anything else the origin did wrong. The body is the proxy's one-line
+    /// reason, never the origin's.
     init(error: any Error) {
         switch error as? SpoolError {
+        case .httpStatus(let status, let retryAfter, let authenticate)? where (400..<600).contains(status):
+            let fields = [("Retry-After", retryAfter), ("WWW-Authenticate", authenticate)].compactMap { name, value in
+                value.map { HeaderField(name, $0) }
+            }
+            self.init(status: status, reason: "the origin answered \(status)", headers: fields)
         case .timedOut?, .notCached?:
             self.init(status: 504, reason: "\(error)")
         case .storage?:
@@ -35,16 +44,6 @@ struct FailureResponse: Error, Equatable, Sendable {
     var body: String { "\(status) \(Self.phrase(for: status)): \(reason)\n" }
 
     static func phrase(for status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 403: "Forbidden"
-        case 405: "Method Not Allowed"
-        case 413: "Content Too Large"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: "Error"
-        }
+        HTTPResponseStatus(statusCode: status).reasonPhrase
     }
 }

@@ -164,8 +164,8 @@ struct ProxyResponder: Sendable {
         let ranges = plan.body.ranges.filter { !$0.isEmpty }
         let state = cacheState(stored: storedBefore, ranges: ranges)
 
-        // The first chunk is read before the head goes out, so that an origin failing right away becomes a
-        // 502 or 504 instead of a 200 with a broken body.
+        // The first chunk is read before the head goes out, so that an origin failing right away becomes its
+        // status (or a 502 or 504) instead of a 200 with a broken body.
         var firstReader: ByteStream.Iterator?
         var firstPart: StreamPart?
         if !isHead, let first = ranges.first {

@@ -26,6 +26,8 @@ public struct TestOriginBehaviour: Sendable, Equatable {
     public var throttleBytesPerSecond: Int? = nil
     /// Answer every request with this status (e.g. 503) and a short text body.
     public var serverErrorStatus: Int? = nil
+    /// Header fields sent with `serverErrorStatus` (`Retry-After`, `WWW-Authenticate`).
+    public var serverErrorFields: [String: String] = [:]
     /// Send header names lower-cased ("content-range: ..."), which clients must accept.
     public var lowercaseHeaderNames = false
     /// Send no `Content-Length`; the body ends when the connection closes.

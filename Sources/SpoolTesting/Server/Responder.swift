@@ -11,7 +11,8 @@ enum Responder {
         resources: [String: ServedResource]
     ) -> ResponsePlan {
         if let status = behaviour.serverErrorStatus {
-            return .text(status, HTTPStatus.reason(status))
+            return .text(
+                status, HTTPStatus.reason(status), headers: behaviour.serverErrorFields.sorted { $0.key < $1.key })
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text(405, HTTPStatus.reason(405), headers: [("Allow", "GET, HEAD")])

@@ -176,15 +176,40 @@ final class ProxyHTTPTests: XCTestCase {
         XCTAssertEqual(allowed.status, 200)
     }
 
-    func testOriginErrorsBecome502AndAreNeverCached() async throws {
+    /// A player acts on the origin's status (refreshes an expired signed URL on 403, waits on 429 or 503, gives up
+    /// on 404): the proxy answers it as the origin did, with `Retry-After` and `WWW-Authenticate`, a one-line
+    /// body of its own, and nothing cached; 502 and 504 stay for what is a gateway failure.
+    func testOriginStatusesPassThroughAndAreNeverCached() async throws {
         let fixture = try await ProxyFixture(test: self)
         let missing = try await Curl.fetch(try fixture.proxyURL("later.mp3"))
-        XCTAssertEqual(missing.status, 502)
-        XCTAssertTrue(String(decoding: missing.body, as: UTF8.self).contains("404"))
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(String(decoding: missing.body, as: UTF8.self), "404 Not Found: the origin answered 404\n")
         try fixture.serveGenerated("later.mp3", length: 5000, seed: seed)
         let found = try await Curl.fetch(try fixture.proxyURL("later.mp3"))
         XCTAssertEqual(found.status, 200)
         XCTAssertEqual(found.body, TestContent.generatedBytes(seed: seed, range: 0..<5000))
+
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.serve(.generated(length: 5000, seed: 3), at: "/track.mp3", contentType: "audio/mpeg")
+        let cases: [(Int, [String: String])] = [
+            (403, ["WWW-Authenticate": "Bearer error=\"invalid_token\""]), (401, ["WWW-Authenticate": "Basic"]),
+            (410, [:]), (451, [:]), (429, ["Retry-After": "7"]), (503, ["Retry-After": "120"]),
+        ]
+        for (status, fields) in cases {
+            origin.behaviour.serverErrorStatus = status
+            origin.behaviour.serverErrorFields = fields
+            let answer = try await Curl.fetch(try fixture.proxy.url(for: origin.url(for: "/track.mp3")))
+            XCTAssertEqual(answer.status, status)
+            for (name, value) in fields { XCTAssertEqual(answer.headers[name.lowercased()], value, "\(status)") }
+            XCTAssertTrue(String(decoding: answer.body, as: UTF8.self).hasSuffix("the origin answered \(status)\n"))
+        }
+        let entry = await fixture.cache.entry(for: origin.url(for: "/track.mp3"))
+        XCTAssertEqual(entry?.cachedBytes ?? 0, 0, "no error body is ever stored")
+        origin.behaviour.serverErrorStatus = nil
+        let served = try await Curl.fetch(try fixture.proxy.url(for: origin.url(for: "/track.mp3")))
+        XCTAssertEqual(served.status, 200)
+        XCTAssertEqual(served.body, TestContent.generatedBytes(seed: 3, range: 0..<5000))
     }
 
     func testUnreachableOriginIs502AndSilentOriginIs504() async throws {

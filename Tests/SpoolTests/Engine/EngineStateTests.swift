@@ -154,7 +154,7 @@ final class EngineStateTests: XCTestCase {
             return XCTFail("a reader far ahead starts its own request")
         }
         _ = state.fetchFailed(fetches[0], error: SpoolError.httpStatus(404), progressed: false, cancelled: false, at: 1)
-        guard case .fail(SpoolError.httpStatus(404)) = state.step(reader: reader, position: 0, link: link) else {
+        guard case .fail(SpoolError.httpStatus(404, _, _)) = state.step(reader: reader, position: 0, link: link) else {
             return XCTFail("the reader that waited on the failed request fails with its error")
         }
         guard case .wait = state.step(reader: bystander, position: 800_000, link: link) else {

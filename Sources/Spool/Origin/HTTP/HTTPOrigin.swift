@@ -56,7 +56,7 @@ public final class HTTPOrigin: Origin {
                 return head.contentInfo(length: length, acceptsRanges: true, requested: url)
             }
         case 404, 410:
-            throw SpoolError.httpStatus(head.status)
+            throw head.refusal
         default:
             break  // HEAD refused (405, 501, 403 on signed URLs): fall back to the probe.
         }
@@ -101,7 +101,7 @@ public final class HTTPOrigin: Origin {
             throw SpoolError.rangeNotSatisfiable(requested: request.range.lowerBound, length: length)
         default:
             await Self.drain(body)
-            throw SpoolError.httpStatus(head.status)
+            throw head.refusal
         }
     }
 
@@ -125,7 +125,7 @@ public final class HTTPOrigin: Origin {
             // Only an empty resource has no bytes 0-1.
             return head.contentInfo(length: head.contentRange?.total ?? 0, acceptsRanges: true, requested: url)
         default:
-            throw SpoolError.httpStatus(head.status)
+            throw head.refusal
         }
     }
 

@@ -27,6 +27,11 @@ struct HTTPResponseHead: Sendable {
 
     /// Where a redirect (301, 302, 303, 307, 308) points, resolved against the URL that answered; `nil` for
     /// any other status or without a usable `Location`.
+    /// The error an unsuccessful status is, with the fields a client acts on.
+    var refusal: SpoolError {
+        .httpStatus(status, retryAfter: value("Retry-After"), authenticate: value("WWW-Authenticate"))
+    }
+
     var redirectTarget: URL? {
         guard [301, 302, 303, 307, 308].contains(status), let location = value("Location") else { return nil }
         return URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: finalURL)?.absoluteURL

@@ -107,11 +107,17 @@ final class DownloadCommandTests: XCTestCase {
         list = try await Durability.spool(["download", "ls", "--cache", directory.path])
         XCTAssertEqual(list.stdoutText.components(separatedBy: "completed").count - 1, 2, list.stdoutText)
 
-        let removed = try await Durability.spool(["download", "remove", urls[1]] + cache.prefix(2))
+        // One unknown id among known ones changes nothing, and says so.
+        let mixed = try await Durability.spool(["download", "rm", urls[1], "nothing-like-it"] + cache.prefix(2))
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertTrue(mixed.stderr.contains("nothing was changed, the other ids included"), mixed.stderr)
+        // `rm`, as the top-level command is named.
+        let removed = try await Durability.spool(["download", "rm", urls[1]] + cache.prefix(2))
         XCTAssertEqual(removed.status, 0, removed.stderr)
         let unknown = try await Durability.spool(["download", "pause", "nothing-like-it"] + cache.prefix(2))
         XCTAssertEqual(unknown.status, 1)
         XCTAssertTrue(unknown.stderr.contains("no download nothing-like-it"), unknown.stderr)
+        XCTAssertFalse(unknown.stderr.contains("nothing was changed"), "one id: nothing else to tell")
         let opened = try SpoolCache(configuration: SpoolConfiguration(directory: directory))
         let gone = await opened.entry(for: URL(string: urls[1])!)
         XCTAssertNil(gone, "a removed download's bytes are gone")

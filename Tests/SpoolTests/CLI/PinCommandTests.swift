@@ -26,7 +26,7 @@ final class PinCommandTests: XCTestCase {
         XCTAssertEqual(pin.status, 0, pin.stderr)
         XCTAssertTrue(pin.stderr.contains("progress: 100% (3000000 of 3000000 bytes)"), pin.stderr)
         XCTAssertTrue(
-            pin.stderr.contains("pinned 2.9 MB of \(url): 2.9 MB from the origin, 0 B from the cache"), pin.stderr)
+            pin.stderr.contains("pinned 3.0 MB of \(url): 3.0 MB from the origin, 0 B from the cache"), pin.stderr)
         XCTAssertTrue(
             fixture.origin.requests.allSatisfy { $0.headers["x-pin-test"] == "yes" }, "headers reach the origin")
         XCTAssertEqual(fixture.origin.bodyBytesSent, 3_000_000)
@@ -39,7 +39,7 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(info.stdout.contains("cached:         3000000 bytes (100.0%)"), info.stdout)
         XCTAssertTrue(info.stdout.contains("pinned:         yes"), info.stdout)
         let line = try XCTUnwrap(try listedLine(fixture.url, runner))
-        XCTAssertEqual(line.split(separator: "\t").map(String.init)[0...1], ["2.9 MB", "100.0%"])
+        XCTAssertEqual(line.split(separator: "\t").map(String.init)[0...1], ["3.0 MB", "100.0%"])
         XCTAssertEqual(line.split(separator: "\t")[3], "pinned")
 
         let again = try runner.run(["pin", url])

@@ -54,8 +54,12 @@ struct DownloadIDs: ParsableArguments {
     }
 
     private func check(_ known: Set<String>) throws {
-        if let unknown = ids.first(where: { !known.contains($0) }) {
-            throw CommandFailure(message: "no download \(unknown) in the queue (`spool download ls`)")
+        // All or nothing, by design: a typo in one id must not leave the others half changed.
+        let unknown = ids.filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            let others = ids.count > unknown.count ? "; nothing was changed, the other ids included" : ""
+            throw CommandFailure(
+                message: "no download \(unknown.joined(separator: ", ")) in the queue (`spool download ls`)\(others)")
         }
     }
 
@@ -91,7 +95,8 @@ struct DownloadResume: AsyncParsableCommand {
 /// `spool download remove ID...`.
 struct DownloadRemove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Remove downloads from the queue, and their bytes from the cache.")
+        commandName: "remove", abstract: "Remove downloads from the queue, and their bytes from the cache.",
+        aliases: ["rm"])
     @OptionGroup var downloads: DownloadIDs
 
     func run() async throws {

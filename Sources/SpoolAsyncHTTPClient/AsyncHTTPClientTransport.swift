@@ -63,13 +63,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             response = try await client.execute(HTTPClientRequest(request, url: url), timeout: timeout)
         } catch {
-            throw TransportErrors.spoolError(error)
+            throw TransportErrors.spoolError(error, url: url)
         }
         var fields: [String: String] = [:]
         for (name, value) in response.headers {
             fields[name] = fields[name].map { "\($0), \(value)" } ?? value
         }
-        let reader = ResponseBodyReader(response.body, keepingAlive: self)
+        let reader = ResponseBodyReader(response.body, url: url, keepingAlive: self)
         return HTTPTransportResponse(
             status: Int(response.status.code), url: url, headerFields: fields,
             body: AsyncThrowingStream { try await reader.next() }, multiplexed: response.version.major >= 2)

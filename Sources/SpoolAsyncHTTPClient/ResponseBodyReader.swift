@@ -13,9 +13,12 @@ final class ResponseBodyReader: @unchecked Sendable {
     private var iterator: HTTPClientResponse.Body.AsyncIterator
     /// Held so the client outlives every body it delivers.
     private let owner: AnyObject
+    /// The request's URL, for the words of a failure.
+    private let url: URL
 
-    init(_ body: HTTPClientResponse.Body, keepingAlive owner: AnyObject) {
+    init(_ body: HTTPClientResponse.Body, url: URL, keepingAlive owner: AnyObject) {
         iterator = body.makeAsyncIterator()
+        self.url = url
         self.owner = owner
     }
 
@@ -28,7 +31,7 @@ final class ResponseBodyReader: @unchecked Sendable {
             }
             return nil
         } catch {
-            throw TransportErrors.spoolError(error)
+            throw TransportErrors.spoolError(error, url: url)
         }
     }
 

@@ -195,6 +195,11 @@ class HTTPOriginTests: XCTestCase {
         let read = try await withinHangBound(seconds: 30) { await collectUntilFailure(cache.read(url)) }
         let (_, error) = try XCTUnwrap(read, "a refused connection fails at once, not after a timeout")
         guard case .network? = error as? SpoolError else { return XCTFail("unreachable: \(String(describing: error))") }
+        // What happened, with which server, and what to check: the same words over either transport.
+        XCTAssertEqual(
+            "\(error.map(String.init(describing:)) ?? "")",
+            "network error: cannot connect to 127.0.0.1:\(url.port!): connection refused (is the server running, on "
+                + "that port?)")
     }
 
     func testRangeNotSatisfiable() async throws {

@@ -119,17 +119,23 @@ final class TLSOriginTests: XCTestCase {
         let (nginx, _) = try serve(NginxTLS(authority: try TestCertificateAuthority()))
         let url = nginx.url(for: "a.mp4")
         XCTAssertEqual(url.scheme, "https")
-        // Trusting another authority is trusting none of this origin's.
-        let (cache, transport) = try cache(trusting: [try TestCertificateAuthority().certificateFile])
+        // Trusting another authority is trusting none of this origin's (kept alive: its file goes with it).
+        let other = try TestCertificateAuthority()
+        let (cache, transport) = try cache(trusting: [other.certificateFile])
         do {
             _ = try await collect(cache.read(url, from: 0, length: 1000))
             XCTFail("read from an origin whose certificate nobody vouches for")
         } catch let error as SpoolError {
             XCTAssertTrue("\(error)".lowercased().contains("certificate"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".hasPrefix(
+                    "network error: TLS with \(url.host!):\(url.port!) failed: the server's certificate "
+                        + "is not trusted"), "\(error)")
         }
         let storedRanges = await cache.cachedRanges(for: Resource(url: url))
         XCTAssertEqual(storedRanges.byteCount, 0)
         await cache.close()
         await transport.shutdown()
+        withExtendedLifetime(other) {}
     }
 }

@@ -116,7 +116,8 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let failure = error.map(Self.spoolError)
+        let url = task.originalRequest?.url
+        let failure = error.map { Self.spoolError($0, url: url) }
         if let head = transfer.head {
             transfer.head = nil
             head.resume(throwing: failure ?? SpoolError.invalidResponse("no response"))
@@ -136,9 +137,27 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         completionHandler(nil)
     }
 
-    private static func spoolError(_ error: any Error) -> any Error {
-        if let urlError = error as? URLError, urlError.code == .cancelled { return CancellationError() }
-        if let urlError = error as? URLError, urlError.code == .timedOut { return SpoolError.timedOut }
-        return SpoolError.network(error.localizedDescription)
+    /// URLSession's failure as the engine's: a cancellation, a timeout, or what happened with which server.
+    private static func spoolError(_ error: any Error, url: URL?) -> any Error {
+        guard let urlError = error as? URLError else { return SpoolError.network(error.localizedDescription) }
+        switch urlError.code {
+        case .cancelled: return CancellationError()
+        case .timedOut: return SpoolError.timedOut
+        default: break
+        }
+        guard let url else { return SpoolError.network(error.localizedDescription) }
+        let kind: NetworkFailure.Kind =
+            switch urlError.code {
+            case .cannotConnectToHost: .refused
+            case .networkConnectionLost: .reset
+            case .cannotFindHost, .dnsLookupFailed: .unknownHost
+            case .notConnectedToInternet: .offline
+            case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+                .serverCertificateNotYetValid:
+                .tls(NetworkFailure.untrustedCertificate)
+            case .secureConnectionFailed: .tls(urlError.localizedDescription)
+            default: .other(urlError.localizedDescription)
+            }
+        return NetworkFailure.error(kind, url: url)
     }
 }

@@ -105,8 +105,11 @@ public final class SpoolProxy: Sendable {
                 announce: { [hub] in hub.publish($0) })
         } catch {
             state.withLock { $0 = .idle }
+            // A host name that does not resolve fails before any socket: NIO's words name no cause.
             throw error as? ProxyError
-                ?? ProxyError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
+                ?? ProxyError.cannotListen(
+                    "\(configuration.host):\(configuration.port): \(configuration.host) does not resolve to an address of "
+                        + "this machine (\(error))")
         }
         // Running before anything else can throw: a proxy left in `starting` could never be stopped.
         state.withLock { $0 = .running(Running(server: server, responder: responder, loopback: listener)) }

@@ -36,9 +36,15 @@ final class DiskStore: Sendable {
                 for folder in [dataDirectory, indexDirectory] {
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 }
+                // Folders that exist already may still be another user's, or on a read-only disk.
+                guard access(indexDirectory.path, W_OK) == 0 else {
+                    throw SpoolError.storage(CacheDirectoryProblem.describe(indexDirectory, error: nil))
+                }
             }
+        } catch let error as SpoolError {
+            throw error
         } catch {
-            throw SpoolError.storage("cannot create cache directory \(directory.path): \(error.localizedDescription)")
+            throw SpoolError.storage(CacheDirectoryProblem.describe(directory, error: error))
         }
     }
 

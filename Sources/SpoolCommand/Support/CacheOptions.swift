@@ -108,8 +108,11 @@ func parseOriginURL(_ text: String) throws -> URL {
     guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
         throw ValidationError("'\(text)' is not a URL")
     }
-    guard scheme == "http" || scheme == "https", url.host != nil else {
+    guard scheme == "http" || scheme == "https" else {
         throw CommandFailure(message: SpoolError.unsupportedScheme(scheme).description)
+    }
+    guard let host = url.host, !host.isEmpty else {
+        throw CommandFailure(message: "'\(text)' names no host: give a whole URL, like https://cdn.example.com/song.mp3")
     }
     return url
 }

@@ -4,8 +4,9 @@ import Spool
 
 /// `--max-size` and `--max-age`: the cache limits of the commands that write to the cache.
 struct LimitOptions: ParsableArguments {
+    // Unconditional: `--max-size -5` is a bad size, told as such, not a missing one.
     @Option(
-        name: .customLong("max-size"),
+        name: .customLong("max-size"), parsing: .unconditional,
         help: ArgumentHelp(
             "Keep the cache under this size, evicting least recently used entries as data is written: 2GB, 500MB, "
                 + "1.5GiB, 750KB or bytes (GB = 10^9, GiB = 2^30).",
@@ -13,7 +14,7 @@ struct LimitOptions: ParsableArguments {
     var maxSize: String?
 
     @Option(
-        name: .customLong("max-age"),
+        name: .customLong("max-age"), parsing: .unconditional,
         help: ArgumentHelp(
             "Evict entries not read or written for this long: 30d, 12h, 45m or 90s.", valueName: "age"))
     var maxAge: String?

@@ -15,11 +15,19 @@ import Glibc
 /// one step, and no caller ever sees a listener half rebound.
 enum ListeningSocket {
     /// Why no socket was bound.
-    enum Failure: Error, Equatable {
+    enum Failure: Error, Equatable, CustomStringConvertible {
         /// Another socket listens on the address and port.
         case addressInUse
         /// Anything else, with the system's words.
         case other(String)
+
+        /// What happened and what to do, for the proxy's errors and `spool serve`'s message.
+        var description: String {
+            switch self {
+            case .addressInUse: "the port is taken by another program (choose another port, or 0 for a free one)"
+            case .other(let reason): reason
+            }
+        }
     }
 
     /// How many connections wait in the kernel's queue before the event loop accepts them.
@@ -44,7 +52,16 @@ enum ListeningSocket {
             systemBind(descriptor, pointer, socklen_t(size))
         }
         guard bound == 0, listen(descriptor, backlog) == 0 else {
-            let failure: Failure = errno == EADDRINUSE ? .addressInUse : .other(errorText("bind"))
+            let failure: Failure =
+                switch errno {
+                case EADDRINUSE: .addressInUse
+                case EADDRNOTAVAIL:
+                    .other(
+                        "no network interface of this machine has that address (listen on one of its own, 127.0.0.1 by default)"
+                    )
+                case EACCES: .other("ports below 1024 need privileges (choose a port above 1023, or 0 for a free one)")
+                default: .other(errorText("bind"))
+                }
             close(descriptor)
             return .failure(failure)
         }

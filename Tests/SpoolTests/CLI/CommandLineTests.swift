@@ -104,6 +104,62 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try runner.run(["--help"]).status, 0)
     }
 
+    /// Each error a user meets says what happened, to what, and what to do: a table of commands and the one
+    /// line each prints (issue 45).
+    func testErrorsSayWhatHappenedToWhatAndWhatToDo() throws {
+        let runner = try CommandRunner()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spool-errors-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        let cache = ["--cache", scratch.appendingPathComponent("cache").path]
+        let closed = try TestOrigin()
+        let port = closed.port
+        closed.stop()
+        let busy = try TestOrigin()
+        defer { busy.stop() }
+
+        let cases: [(arguments: [String], status: Int32, says: String)] = [
+            (
+                ["get", "http://127.0.0.1:\(port)/x.mp3"] + cache, 1,
+                "spool: network error: cannot connect to 127.0.0.1:\(port): connection refused (is the server "
+                    + "running, on that port?)"
+            ),
+            (["get", "http://"] + cache, 1, "spool: 'http://' names no host: give a whole URL, like https://"),
+            (["get", "ftp://127.0.0.1/a.mp3"] + cache, 1, "spool: unsupported URL scheme 'ftp' (only http and https)"),
+            (
+                ["ls", "--cache", file.path], 1,
+                "spool: cache storage error: cannot use \(file.path) as the cache directory: it is a file (choose a "
+                    + "directory)"
+            ),
+            (
+                ["ls", "--cache", file.appendingPathComponent("sub").path], 1,
+                "spool: cache storage error: cannot create the cache directory \(file.path)/sub: \(file.path) is a "
+                    + "file, not a directory (choose another one)"
+            ),
+            (
+                ["serve", "--host", "10.255.255.1"] + cache, 1,
+                "spool: cannot listen on 10.255.255.1:0: no network interface of this machine has that address"
+            ),
+            (
+                ["serve", "--port", "\(busy.port)"] + cache, 1,
+                "spool: cannot listen on 127.0.0.1:\(busy.port): the port is taken by another program (choose another "
+                    + "port, or 0 for a free one)"
+            ),
+            (
+                ["get", "http://127.0.0.1/x", "--max-size", "-5"] + cache, 2,
+                "Error: --max-size: '-5' is not of the form"
+            ),
+            (["serve", "--port", "99999"] + cache, 2, "Error: --port must be between 0 and 65535"),
+        ]
+        for (arguments, status, says) in cases {
+            let result = try runner.run(arguments, timeout: 30)
+            XCTAssertEqual(result.status, status, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix(says), "\(arguments): \(result.stderr)")
+        }
+    }
+
     #if os(Linux)
     // `simulate` needs the AVFoundation stand-in, which exists on Linux only.
     func testSimulateReplaysEveryRecordedTrace() throws {

@@ -112,7 +112,8 @@ func parseOriginURL(_ text: String) throws -> URL {
         throw CommandFailure(message: SpoolError.unsupportedScheme(scheme).description)
     }
     guard let host = url.host, !host.isEmpty else {
-        throw CommandFailure(message: "'\(text)' names no host: give a whole URL, like https://cdn.example.com/song.mp3")
+        throw CommandFailure(
+            message: "'\(text)' names no host: give a whole URL, like https://cdn.example.com/song.mp3")
     }
     return url
 }

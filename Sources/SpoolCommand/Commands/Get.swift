@@ -37,6 +37,9 @@ struct Get: AsyncParsableCommand {
         let requested = try range.map(RequestedRange.init) ?? RequestedRange(first: 0, last: nil)
         // Before the content information: asking the origin for it brings (and caches) the first bytes.
         let cachedAtStart = await cache.cachedRanges(for: Resource(url: url))
+        // What crosses the network, counted where it arrives: an origin that ignores ranges sends every byte
+        // before the range too, and a user pays for those.
+        let fetchedAtStart = await cache.statistics.bytesFetched
         let info = try await cache.contentInfo(
             for: url, firstRead: requested.first..<(requested.last.map { $0 + 1 } ?? Int64.max))
         guard requested.first < info.length || (requested.first == 0 && info.length == 0) else {
@@ -60,7 +63,7 @@ struct Get: AsyncParsableCommand {
         guard done == Int64(wanted.count) else {
             throw CommandFailure(message: "got \(done) of \(wanted.count) bytes")
         }
-        let fromOrigin = Int64(wanted.count) - Int64(cachedBefore)
+        let fromOrigin = await cache.statistics.bytesFetched - fetchedAtStart
         FileHandle.standardError.write(
             Data(
                 ("cached \(ByteCountText.format(done)) of \(CacheKeyPolicy.displayURL(for: url)): "

@@ -104,6 +104,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try runner.run(["--help"]).status, 0)
     }
 
+    /// `get` reports what crossed the network: from an origin that ignores ranges, a 10-byte range at the end of a
+    /// 5 MB file costs the file (or more), and says so (it said "10 B from the origin").
+    func testGetCountsWhatCrossedTheNetwork() throws {
+        let fixture = try HTTPFixture(test: self, length: 5_000_000)
+        fixture.origin.behaviour.ignoresRange = true
+        let runner = try CommandRunner()
+        let output = fixture.directory.appendingPathComponent("tail.bin")
+        let tail = try runner.run([
+            "get", fixture.url.absoluteString, "--range", "4999990-4999999", "-o", output.path, "--cache",
+            fixture.directory.appendingPathComponent("cache").path,
+        ])
+        XCTAssertEqual(tail.status, 0, tail.stderr)
+        XCTAssertEqual(
+            try Data(contentsOf: output), TestContent.generatedBytes(seed: fixture.seed, range: 4_999_990..<5_000_000))
+        XCTAssertTrue(tail.stderr.contains("cached 10 B of "), tail.stderr)
+        // As much as the origin sent (at least the whole file; the engine asks twice, an open finding).
+        let sent = fixture.origin.bodyBytesSent
+        XCTAssertGreaterThanOrEqual(sent, 5_000_000)
+        let expected = String(format: "%.1f MB", Double(sent) / 1e6)
+        XCTAssertTrue(tail.stderr.contains(": \(expected) from the origin, 0 B from the cache"), tail.stderr)
+    }
+
     /// Each error a user meets says what happened, to what, and what to do: a table of commands and the one
     /// line each prints (issue 45).
     func testErrorsSayWhatHappenedToWhatAndWhatToDo() throws {

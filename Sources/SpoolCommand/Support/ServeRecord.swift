@@ -41,16 +41,9 @@ struct ServeRecord: Codable, Equatable {
     func write(in directory: URL) throws {
         let data = try JSONEncoder().encode(self)
         let temporary = directory.appendingPathComponent(".serve-\(UUID().uuidString).json")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            throw CommandFailure(message: "cannot write \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            try handle.write(contentsOf: data)
-            try handle.close()
+            try PrivateFile.create(at: temporary.path, with: data)
         } catch {
-            unlink(temporary.path)
             throw CommandFailure(message: "cannot write \(temporary.path): \(error)")
         }
         guard rename(temporary.path, Self.file(in: directory).path) == 0 else {

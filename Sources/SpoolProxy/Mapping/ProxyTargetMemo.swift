@@ -17,7 +17,7 @@ final class ProxyTargetMemo: Sendable {
     private static let longestTarget = 4096
     private let mappings: RecentValues<String, Mapping>
     /// Checks each target's proof.
-    let signer: URLSigner
+    private let signer: URLSigner
 
     /// A memo of up to `capacity` targets, whose proofs `signer` checks.
     init(signer: URLSigner, capacity: Int = 256) {

@@ -5,11 +5,23 @@ extension SpoolCache {
     /// Pins `resource` for offline use and downloads all of it (giving way to playback reads); pinned
     /// entries are never evicted. Returns when every byte is cached.
     public func pin(_ resource: Resource) async throws {
+        try await pin(resource, through: TransferClient(cache: self, purpose: .download))
+    }
+
+    /// `pin`, its download through `client` (a download queue's, under its conditions), telling `progress` how
+    /// many bytes are stored and `waiting` what it waits for; returns the resource's bytes.
+    @discardableResult
+    package func pin(
+        _ resource: Resource, through client: TransferClient,
+        progress: @escaping @Sendable (_ stored: Int64, _ total: Int64) -> Void = { _, _ in },
+        waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
+    ) async throws -> Range<Int64> {
         let engine = acquire(resource)
         defer { release(engine) }
         await engine.setPinned(true)
-        try await prefetch(resource)
+        let stored = try await client.store(resource, progress: progress, waiting: waiting)
         await engine.index.flush()
+        return stored
     }
 
     /// Pins `resource` without downloading it, and writes the pin down at once: a download for offline keeps
@@ -18,13 +30,6 @@ extension SpoolCache {
         let engine = acquire(resource)
         defer { release(engine) }
         await engine.setPinned(true)
-        await engine.index.flush()
-    }
-
-    /// Writes `resource`'s record down now: what is stored and whether it is pinned.
-    package func flushRecord(_ resource: Resource) async {
-        let engine = acquire(resource)
-        defer { release(engine) }
         await engine.index.flush()
     }
 

@@ -22,6 +22,8 @@ public final class SpoolCache: Sendable {
     private let open: OpenEntries
     /// Lets reads ahead of playback give way to it, cache-wide.
     let gate: PlaybackGate
+    /// Decides when every fetch ahead of playback runs (prefetches, preloads, downloads, pins, read-ahead).
+    package let transfers: TransferScheduler
     private let codec: any BlockCodec
     let problems: ProblemReporter
     private let evictor: Evictor
@@ -36,6 +38,8 @@ public final class SpoolCache: Sendable {
     public init(configuration: SpoolConfiguration = SpoolConfiguration()) throws {
         self.configuration = configuration
         gate = PlaybackGate(clock: configuration.clock)
+        transfers = TransferScheduler(
+            gate: gate, directory: configuration.directory, limits: configuration.transferLimits)
         linkMonitor = LinkMonitor(clock: configuration.clock)
         store = try DiskStore(directory: configuration.directory)
         codec = try configuration.encryptionKey.map(SealedCodec.init(key:)) ?? ChecksumCodec()
@@ -98,13 +102,30 @@ public final class SpoolCache: Sendable {
 
     /// Caches `length` bytes (or to the end) of `resource` from `offset` without delivering them, giving way
     /// to playback reads; shares origin requests with any read of the same bytes. Returns the bytes covered.
+    ///
+    /// Prefetches run when the cache's transfers let them: after the player's stream's read-ahead, before
+    /// preloads and downloads, a few at a time per host.
     @discardableResult
     public func prefetch(_ resource: Resource, from offset: Int64 = 0, length: Int64? = nil) async throws -> Int64 {
-        var count: Int64 = 0
-        for try await chunk in read(resource, from: offset, length: length, priority: .prefetch) {
-            count += Int64(chunk.count)
+        guard offset >= 0, (length ?? 0) >= 0 else {
+            throw SpoolError.rangeNotSatisfiable(requested: offset, length: length ?? 0)
         }
-        return count
+        let end = length.map { offset + min($0, Int64.max - offset) }
+        let stored = try await transfer(resource, span: TransferSpan(start: offset, end: end), purpose: .prefetch)
+        return stored.upperBound - stored.lowerBound
+    }
+
+    /// Stores `span` of `resource` for `purpose` when the cache's transfer scheduler lets it run, and only
+    /// while `conditions` (if any) allow it; returns the span's bytes (to the resource's end at most), stored.
+    /// `progress` hears how many are stored, `waiting` what the transfer waits for.
+    package func transfer(
+        _ resource: Resource, span: TransferSpan, purpose: TransferPurpose, conditions: TransferConditions? = nil,
+        progress: @escaping @Sendable (_ stored: Int64, _ total: Int64) -> Void = { _, _ in },
+        waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
+    ) async throws -> Range<Int64> {
+        try await transfers.fetch(
+            resource, span: span, purpose: purpose, conditions: conditions, in: self, progress: progress,
+            waiting: waiting)
     }
 
     /// Caches `length` bytes (or to the end) of the resource at `url` from `offset` (see `prefetch` of a

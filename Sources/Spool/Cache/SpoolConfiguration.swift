@@ -22,6 +22,8 @@ public struct SpoolConfiguration: Sendable {
     public var encryptionKey: Data?
     /// The one clock of the cache's engines, its proxy and its preloaders; tests pass one they drive.
     package var clock: any SpoolClock
+    /// How many transfers no player waits for run at once (`TransferScheduler`).
+    package var transferLimits = TransferLimits()
     /// Told about problems the cache handled on its own (full disk, damaged bytes, a wrong key).
     public var onProblem: (@Sendable (SpoolProblem) -> Void)?
 

@@ -1,12 +1,14 @@
 import Foundation
 
-/// Downloads one item of a queue whole, through a `RangeStore`: giving way to playback, and only while the
-/// device's conditions allow downloads. Its resources are pinned before their first byte, so the streaming
-/// cache's limits never evict a download, even a half-done one.
+/// Downloads one item of a queue whole: says what to store, and the cache's transfer scheduler runs it as a
+/// download (after playback, read-ahead, prefetches and preloads, and only while the device's conditions allow
+/// downloads). Its resources are pinned before their first byte, so the streaming cache's limits never evict a
+/// download, even a half-done one.
 struct DownloadJob: Sendable {
-    let cache: SpoolCache
-    let ranges: RangeStore
+    let client: TransferClient
     let onState: @Sendable (DownloadState) -> Void
+
+    private var cache: SpoolCache { client.cache }
 
     /// A download whose resources were downloaded but are not all stored (another process removed some).
     struct Incomplete: Error, CustomStringConvertible {
@@ -24,38 +26,23 @@ struct DownloadJob: Sendable {
 
     private func file(_ url: URL) async throws -> Int64 {
         let (resource, report) = (Resource(url: url), onState)
-        try await ranges.whenAllowed { report(.waiting($0)) }
+        // Written down at once: what a half-done download stores is kept from eviction across a crash too.
         await cache.markPinned(resource)
-        await cache.gate.waitForPlayback()
-        // A small first request: the whole file then comes in requests a pause or the conditions end at once
-        // (a first request sized for the whole file would run on for a reader that left).
-        let length = try await cache.contentInfo(for: resource).length
-        report(.downloading(bytes: await cache.cachedRanges(for: resource).byteCount, total: length))
-        try await ranges.store(
-            resource, 0..<length, progress: { report(.downloading(bytes: $0, total: length)) },
+        let stored = try await cache.pin(
+            resource, through: client, progress: { report(.downloading(bytes: $0, total: $1)) },
             waiting: { report(.waiting($0)) })
-        guard await cache.cachedRanges(for: resource).gaps(in: 0..<length).isEmpty else {
-            throw Incomplete(url: url)
-        }
-        await cache.flushRecord(resource)
-        return length
+        guard await cache.cachedRanges(for: resource).gaps(in: stored).isEmpty else { throw Incomplete(url: url) }
+        return stored.upperBound - stored.lowerBound
     }
 
     private func stream(_ url: URL, variants: HLSVariantChoice) async throws -> Int64 {
-        let (pinning, report) = (HLSPinning(cache: cache), onState)
-        // Each round either ends the download or was cut short by the conditions, which only the device changes
-        // (and the next round waits for them to allow it again).
-        for _ in 0..<1000 {
-            try await ranges.whenAllowed { report(.waiting($0)) }
-            await cache.gate.waitForPlayback()
-            report(.downloading(bytes: 0, total: 0))
-            let summary = try await ranges.whileAllowed {
-                // Pinning again skips what is stored: each round goes on where the last stopped.
-                try await pinning.pin(url, variants: variants) { report(.downloading(bytes: $0.bytes, total: 0)) }
-            }
-            if let summary { return summary.bytes }
-        }
-        throw CancellationError()
+        let report = onState
+        report(.downloading(bytes: 0, total: 0))
+        // Pinning again skips what is stored: a download that failed goes on where it stopped.
+        return try await HLSPinning(client: client).pin(
+            url, variants: variants, progress: { report(.downloading(bytes: $0.bytes, total: 0)) },
+            waiting: { report(.waiting($0)) }
+        ).bytes
     }
 
     /// The cache keys of the resources `request` keeps in the cache: a file's own; an HLS stream's playlists

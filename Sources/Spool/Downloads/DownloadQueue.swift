@@ -210,10 +210,11 @@ public final class DownloadQueue: Sendable {
 
     private func download(_ request: DownloadRequest, run: Int) async {
         let job = DownloadJob(
-            cache: cache,
-            ranges: RangeStore(
-                cache: cache, conditions: conditions, rules: configuration.rules,
-                diskRecheckInterval: configuration.diskRecheckInterval),
+            client: TransferClient(
+                cache: cache, purpose: .download,
+                conditions: TransferConditions(
+                    source: conditions, rules: configuration.rules,
+                    diskRecheckInterval: configuration.diskRecheckInterval)),
             onState: { [weak self] in self?.report(request.id, $0) })
         let outcome: DownloadSchedule.Outcome
         do {

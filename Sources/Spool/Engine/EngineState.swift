@@ -113,6 +113,7 @@ struct EngineState {
             return .fail(SpoolError.rangeNotSatisfiable(requested: position, length: info.length))
         }
         if position >= end { return .finished }
+        if reader.wantsAll { joinWholeReadRequests(reader: id, from: position, to: end) }
         if let present = stored.range(containing: position) {
             if reader.versionNumber == nil, isDelivering(at: present.upperBound) {
                 // Its first bytes are still arriving from the origin: its client waits on the network, as
@@ -184,6 +185,21 @@ struct EngineState {
     /// Records that reader `id`'s consumer has caught up: its requests start without asking again.
     mutating func consumerCaughtUp(reader id: Int) {
         readers[id]?.mayFetch = true
+    }
+
+    /// A whole read (`ReadExtent.whole`) joins the first request sized for it that runs ahead of it within its
+    /// range, though it reads stored bytes behind that request and never reaches its position: the request was
+    /// sent for this read and ends with it (`Fetch.outlivesOnlyUntilJoined`). A fast link once took a
+    /// prefetch cancelled 2 MB into an 8 MB file to the file's end: its reader never caught up to join.
+    private mutating func joinWholeReadRequests(reader id: Int, from position: Int64, to end: Int64) {
+        for (fetchID, fetch) in fetches
+        where fetch.outlivesOnlyUntilJoined && fetch.outlivesReaders && fetch.position >= position
+            && fetch.position < end
+        {
+            fetches[fetchID]!.interested.insert(id)
+            fetches[fetchID]!.outlivesReaders = false
+            fetches[fetchID]!.abandonedAt = nil
+        }
     }
 
     /// Makes sure a request will deliver the byte at `offset` soon: joins a request about to reach it,

@@ -38,7 +38,7 @@ public struct HLSPinning: Sendable {
         case notAPlaylist(URL)
         /// A live playlist: its segments are not all there yet.
         case live(URL)
-        /// A playlist larger than `maximumPlaylistBytes`.
+        /// A playlist larger than 8 MiB.
         case tooLarge(URL, Int64)
 
         /// A readable explanation.
@@ -52,45 +52,51 @@ public struct HLSPinning: Sendable {
         }
     }
 
-    /// The largest playlist read.
-    package static let maximumPlaylistBytes: Int64 = 8 << 20
-
     /// The cache pinned into.
     public let cache: SpoolCache
+    /// Where its transfers go: downloads, under the conditions the caller gave (none for an app's own pin).
+    private let walker: HLSWalker
 
     /// Pins streams into `cache`.
     public init(cache: SpoolCache) {
-        self.cache = cache
+        self.init(client: TransferClient(cache: cache, purpose: .download))
+    }
+
+    /// Pins streams through `client`: a download queue's, under its conditions.
+    package init(client: TransferClient) {
+        cache = client.cache
+        walker = HLSWalker(client: client)
     }
 
     /// Whether the resource at `url` is an HLS playlist, by its type or its first bytes (which this caches).
     public func isPlaylist(_ url: URL) async throws -> Bool {
-        let info = try await cache.contentInfo(for: Resource(url: url))
+        let (info, prefix) = try await walker.client.data(Resource(url: url), TransferSpan(start: 0, end: 16))
         if HLSPlaylist.isPlaylistType(info.mimeType) { return true }
-        guard info.length > 0, info.length <= Self.maximumPlaylistBytes else { return false }
-        return HLSPlaylist.startsPlaylist(try await cache.data(of: Resource(url: url), in: 0..<min(info.length, 16)))
+        return info.length <= HLSWalker.maximumPlaylistBytes && HLSPlaylist.startsPlaylist(prefix)
     }
 
     /// Pins the stream whose master or media playlist is at `url`: of a master, the `variants` chosen and the
-    /// renditions they name. Resources are pinned one after another, each giving way to playback reads.
+    /// renditions they name. Resources are pinned one after another, each giving way to playback reads (and
+    /// to the player's read-ahead, prefetches and preloads: pins are downloads to the transfer scheduler).
     /// On failure what was pinned stays pinned, so that pinning again completes the download.
     public func pin(
         _ url: URL, variants: HLSVariantChoice = .highest, progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Summary {
-        var run = Run(progress: progress)
+        try await pin(url, variants: variants, progress: progress, waiting: { _ in })
+    }
+
+    /// `pin`, telling `waiting` what its transfers wait for (the device's conditions of a download queue).
+    package func pin(
+        _ url: URL, variants: HLSVariantChoice, progress: @escaping @Sendable (Progress) -> Void,
+        waiting: @escaping @Sendable ([TransferBlocker]) -> Void
+    ) async throws -> Summary {
+        var run = Run(progress: progress, waiting: waiting)
         let top = try await playlist(at: url, run: &run)
-        let chosen = variants.pick(from: top.references.filter { $0.role == .variant })
+        let media = HLSWalker.media(of: top, variants: variants, renditions: .all).map(\.url)
         // A media playlist: pinned with what it names already.
-        guard !chosen.isEmpty else {
+        guard !media.isEmpty else {
             return Summary(mediaPlaylists: [url], resources: run.pinned, bytes: run.bytes)
         }
-        // The renditions of the groups the chosen variants name (audio, subtitles; closed captions have no URI).
-        let groups = Set(chosen.flatMap { [$0.attributes["AUDIO"], $0.attributes["SUBTITLES"]].compactMap { $0 } })
-        let renditions = top.references.filter {
-            $0.role == .rendition && groups.contains($0.attributes["GROUP-ID"] ?? "")
-        }
-        let media = Self.unique((chosen + renditions).map(\.url))
-        run.plan(top.references.filter { $0.role == .sessionKey }.map(\.url))
         try await run.pinPlanned(in: self)
         for mediaURL in media {
             _ = try await playlist(at: mediaURL, run: &run)
@@ -104,17 +110,11 @@ public struct HLSPinning: Sendable {
     package func storedResources(_ url: URL, variants: HLSVariantChoice) async -> [URL] {
         var urls = [url]
         if let top = await storedPlaylist(url) {
-            let chosen = variants.pick(from: top.references.filter { $0.role == .variant })
-            let groups = Set(chosen.flatMap { [$0.attributes["AUDIO"], $0.attributes["SUBTITLES"]].compactMap { $0 } })
-            let renditions = top.references.filter {
-                $0.role == .rendition && groups.contains($0.attributes["GROUP-ID"] ?? "")
-            }
-            let media = chosen.isEmpty ? [] : Self.unique((chosen + renditions).map(\.url))
-            urls += top.references.filter { [.sessionKey, .key, .initSection, .segment].contains($0.role) }.map(\.url)
-            for mediaURL in media {
-                urls.append(mediaURL)
-                guard let playlist = await storedPlaylist(mediaURL) else { continue }
-                urls += playlist.references.filter { [.key, .initSection, .segment].contains($0.role) }.map(\.url)
+            urls += HLSWalker.contents(of: top).map(\.url)
+            for media in HLSWalker.media(of: top, variants: variants, renditions: .all) {
+                urls.append(media.url)
+                guard let playlist = await storedPlaylist(media.url) else { continue }
+                urls += HLSWalker.contents(of: playlist).map(\.url)
             }
         }
         return Self.unique(urls)
@@ -123,45 +123,34 @@ public struct HLSPinning: Sendable {
     /// The playlist at `url` if the cache holds it whole; `nil` otherwise.
     private func storedPlaylist(_ url: URL) async -> HLSPlaylist? {
         let resource = Resource(url: url)
-        guard let entry = await cache.entry(for: resource), entry.info.length <= Self.maximumPlaylistBytes,
+        guard let entry = await cache.entry(for: resource), entry.info.length <= HLSWalker.maximumPlaylistBytes,
             entry.cachedRanges.gaps(in: 0..<entry.info.length).isEmpty,
             let data = try? await cache.data(of: resource, in: 0..<entry.info.length)
         else { return nil }
         return HLSPlaylist(data, url: entry.info.location ?? url, map: { _ in nil })
     }
 
-    /// Pins the playlist at `url`, then (for a media playlist) what it names; returns it.
+    /// Pins the playlist at `url`, then what it names (of a master, its session keys); returns it.
     private func playlist(at url: URL, run: inout Run) async throws -> HLSPlaylist {
-        var playlist = try await readPlaylist(url)
+        let resource = Resource(url: url)
+        var playlist = try await walker.playlist(resource, waiting: run.waiting)
         if playlist.isLive {
             // A copy stored while the stream was live: the stream may have ended since.
-            await cache.remove(Resource(url: url))
-            playlist = try await readPlaylist(url)
+            await cache.remove(resource)
+            playlist = try await walker.playlist(resource, waiting: run.waiting)
             guard !playlist.isLive else { throw Failure.live(url) }
         }
         run.plan([url])
-        run.plan(
-            playlist.references.filter { [.key, .initSection, .segment].contains($0.role) }.map(\.url)
-        )
+        run.plan(HLSWalker.contents(of: playlist).map(\.url))
         try await run.pinPlanned(in: self)
         return playlist
     }
 
-    private func readPlaylist(_ url: URL) async throws -> HLSPlaylist {
-        let resource = Resource(url: url)
-        let info = try await cache.contentInfo(for: resource, extent: .whole)
-        guard info.length <= Self.maximumPlaylistBytes else { throw Failure.tooLarge(url, info.length) }
-        let data = try await cache.data(of: resource, in: 0..<info.length)
-        guard let playlist = HLSPlaylist(data, url: info.location ?? url, map: { _ in nil }) else {
-            throw Failure.notAPlaylist(url)
-        }
-        return playlist
-    }
-
-    fileprivate func pinOne(_ url: URL) async throws -> Int64 {
-        let resource = Resource(url: url)
-        try await cache.pin(resource)
-        return try await cache.contentInfo(for: resource).length
+    /// Pins the resource at `url` and stores all of it; returns its bytes.
+    fileprivate func pinOne(_ url: URL, waiting: @escaping @Sendable ([TransferBlocker]) -> Void) async throws -> Int64
+    {
+        let stored = try await cache.pin(Resource(url: url), through: walker.client, waiting: waiting)
+        return stored.upperBound - stored.lowerBound
     }
 
     private static func unique(_ urls: [URL]) -> [URL] {
@@ -172,6 +161,7 @@ public struct HLSPinning: Sendable {
     /// The resources planned and pinned so far, each once (a single-file stream names its file per segment).
     private struct Run {
         let progress: @Sendable (Progress) -> Void
+        let waiting: @Sendable ([TransferBlocker]) -> Void
         var planned: [URL] = []
         var known = Set<URL>()
         var pinned: [URL] = []
@@ -184,7 +174,7 @@ public struct HLSPinning: Sendable {
         mutating func pinPlanned(in pinning: HLSPinning) async throws {
             while pinned.count < planned.count {
                 let url = planned[pinned.count]
-                bytes += try await pinning.pinOne(url)
+                bytes += try await pinning.pinOne(url, waiting: waiting)
                 pinned.append(url)
                 progress(Progress(pinned: pinned.count, total: planned.count, bytes: bytes))
             }

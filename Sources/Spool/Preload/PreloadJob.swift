@@ -1,22 +1,21 @@
 import Foundation
 
-/// Preloads one item: plans it, then downloads what of the plan is missing, piece by piece, through a
-/// `RangeStore`: giving way to playback, and only while the device's conditions allow preloads.
+/// Preloads one item: plans it, then says what of the plan to store, piece by piece; the cache's transfer
+/// scheduler runs each piece as a preload (after playback, read-ahead and prefetches, before downloads, and
+/// only while the device's conditions allow preloads).
 struct PreloadJob: Sendable {
-    let cache: SpoolCache
+    let client: TransferClient
     let planner: PreloadPlanner
-    let conditions: any ConditionsSource
-    let rules: TransferRules
-    /// Told each resource's key before its bytes are downloaded, and after each range what of it is stored.
+    /// Told each resource's key before its bytes are downloaded, and after each piece what of it this job
+    /// stored.
     let onStored: @Sendable (_ key: String, _ stored: [Range<Int64>]) -> Void
     let onProgress: @Sendable (PreloadState) -> Void
 
-    private var ranges: RangeStore { RangeStore(cache: cache, conditions: conditions, rules: rules) }
+    private var cache: SpoolCache { client.cache }
 
     /// Plans `item` and downloads the plan; returns the bytes of the plan stored.
     func run(_ item: PreloadItem) async throws -> Int64 {
-        try await whenAllowed()
-        return try await download(try await planner.plan(item))
+        try await download(try await planner.plan(item, waiting: { [onProgress] in onProgress(.waiting($0)) }))
     }
 
     /// Downloads what of `plan` is missing; returns the bytes of the plan stored.
@@ -26,33 +25,34 @@ struct PreloadJob: Sendable {
         for piece in plan.pieces {
             try Task.checkCancellation()
             if let budget = plan.byteBudget, done >= budget { break }
-            let range: Range<Int64>
-            if let wanted = piece.range {
-                range = wanted
-            } else {
-                try await whenAllowed()
-                await cache.gate.waitForPlayback()
-                let length = try await cache.contentInfo(for: piece.resource, extent: .whole).length
-                range = 0..<length
-                total += length
-            }
-            onProgress(.loading(bytes: done, total: total))
-            let (before, planned, report) = (done, total, onProgress)
+            let span = piece.range.map(TransferSpan.init) ?? TransferSpan()
             let key = cache.key(for: piece.resource)
             onStored(key, [])
-            try await ranges.store(
-                piece.resource, range, onStored: { [onStored] in onStored(key, $0) },
-                progress: { report(.loading(bytes: before + $0, total: planned)) },
-                waiting: { report(.waiting($0)) })
-            done += range.upperBound - range.lowerBound
+            let missing = await cache.cachedRanges(for: piece.resource).gaps(
+                in: span.start..<(span.end ?? Int64.max))
+            onProgress(.loading(bytes: done, total: total))
+            let (before, planned, report, known) = (done, total, onProgress, piece.range != nil)
+            let stored: Range<Int64>
+            do {
+                stored = try await client.store(
+                    piece.resource, span,
+                    progress: { report(.loading(bytes: before + $0, total: known ? planned : planned + $1)) },
+                    waiting: { report(.waiting($0)) })
+                await reportStored(piece.resource, key: key, missing: missing)
+            } catch {
+                await reportStored(piece.resource, key: key, missing: missing)
+                throw error
+            }
+            if !known { total += stored.upperBound - stored.lowerBound }
+            done += stored.upperBound - stored.lowerBound
         }
         onProgress(.loading(bytes: done, total: total))
         return done
     }
 
-    /// Returns once the conditions allow a preload, telling `onProgress` what it waits for meanwhile.
-    func whenAllowed() async throws {
-        let report = onProgress
-        try await ranges.whenAllowed { report(.waiting($0)) }
+    /// Tells `onStored` what of `missing` (the piece's bytes missing before) is stored now.
+    private func reportStored(_ resource: Resource, key: String, missing: [Range<Int64>]) async {
+        let now = await cache.cachedRanges(for: resource)
+        onStored(key, missing.flatMap { now.intersection($0) })
     }
 }

@@ -1,24 +1,26 @@
 import Foundation
 
 /// Turns an item's target into a `PreloadPlan`, reading what the layout needs (an MP4's top-level box
-/// headers and `moov`, an MP3's first frame, HLS playlists) through the cache at prefetch priority: those
-/// bytes are ones the player reads first anyway.
+/// headers and `moov`, an MP3's first frame, HLS playlists) through the transfer scheduler, as preloads:
+/// those bytes are ones the player reads first anyway.
 struct PreloadPlanner: Sendable {
-    let cache: SpoolCache
+    let client: TransferClient
     let configuration: PreloadConfiguration
 
     /// The bytes read first to tell the layout: an MP4's `ftyp`, an MP3's tag header and first frame.
     static let sniffBytes: Int64 = 16 * 1024
 
-    func plan(_ item: PreloadItem) async throws -> PreloadPlan {
+    /// The plan of `item`; `waiting` hears what its reads wait for.
+    func plan(
+        _ item: PreloadItem, waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
+    ) async throws -> PreloadPlan {
         let resource = item.resource
         let target = item.target ?? configuration.target
-        await cache.gate.waitForPlayback()
-        let info = try await cache.contentInfo(for: resource, firstRead: 0..<min(Self.sniffBytes, 1 << 20))
-        let prefix = try await read(resource, 0..<min(info.length, Self.sniffBytes))
+        let (info, prefix) = try await client.data(
+            resource, TransferSpan(start: 0, end: Self.sniffBytes), waiting: waiting)
         if HLSPlaylist.isPlaylistType(info.mimeType) || HLSPlaylist.startsPlaylist(prefix) {
-            return try await HLSPreloadPlanner(cache: cache, configuration: configuration)
-                .plan(resource, target: target)
+            return try await HLSPreloadPlanner(walker: HLSWalker(client: client), configuration: configuration)
+                .plan(resource, target: target, waiting: waiting)
         }
         let fallback = PreloadPlan(
             pieces: [.init(resource: resource, range: 0..<min(info.length, configuration.fallbackBytes))],
@@ -31,7 +33,7 @@ struct PreloadPlanner: Sendable {
                 if range.upperBound <= Int64(prefix.count) {
                     return prefix.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
                 }
-                return try await read(resource, range)
+                return try await read(resource, range, waiting: waiting)
             }
             if MP4Layout.looksLikeMP4(prefix) {
                 guard
@@ -50,8 +52,10 @@ struct PreloadPlanner: Sendable {
         }
     }
 
-    private func read(_ resource: Resource, _ range: Range<Int64>) async throws -> Data {
+    private func read(
+        _ resource: Resource, _ range: Range<Int64>, waiting: @escaping @Sendable ([TransferBlocker]) -> Void
+    ) async throws -> Data {
         guard !range.isEmpty else { return Data() }
-        return try await cache.data(of: resource, in: range, priority: .prefetch)
+        return try await client.data(resource, TransferSpan(range), waiting: waiting).data
     }
 }

@@ -102,14 +102,17 @@ public final class SpoolPreloader: Sendable {
 
     /// `preload`, returning what was planned too: for the command line, which says what it stored.
     package func planAndPreload(_ item: PreloadItem) async throws -> (plan: PreloadPlan, bytes: Int64) {
-        let planner = PreloadPlanner(cache: cache, configuration: configuration)
-        let job = PreloadJob(
-            cache: cache, planner: planner, conditions: conditions, rules: configuration.rules,
-            onStored: { _, _ in }, onProgress: { _ in })
-        // Planning asks the origin too: nothing before the conditions allow it.
-        try await job.whenAllowed()
+        let planner = PreloadPlanner(client: client, configuration: configuration)
+        let job = PreloadJob(client: client, planner: planner, onStored: { _, _ in }, onProgress: { _ in })
         let plan = try await planner.plan(item)
         return (plan, try await job.download(plan))
+    }
+
+    /// Where its transfers go: preloads, under its conditions.
+    private var client: TransferClient {
+        TransferClient(
+            cache: cache, purpose: .preload,
+            conditions: TransferConditions(source: conditions, rules: configuration.rules))
     }
 
     // MARK: Driving the schedule
@@ -147,8 +150,7 @@ public final class SpoolPreloader: Sendable {
     private func download(_ item: PreloadItem) async {
         let id = item.id
         let job = PreloadJob(
-            cache: cache, planner: PreloadPlanner(cache: cache, configuration: configuration),
-            conditions: conditions, rules: configuration.rules,
+            client: client, planner: PreloadPlanner(client: client, configuration: configuration),
             onStored: { [weak self] key, ranges in self?.noteStored(id, key: key, ranges: ranges) },
             onProgress: { [weak self] progress in self?.report(id, progress) })
         let outcome: Result<Int64, any Error>

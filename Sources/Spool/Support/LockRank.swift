@@ -28,6 +28,9 @@ extension LockRank {
     package static let preloadFeed = LockRank(level: 16, name: "PreloadControl.feed")
     /// `SpoolPreloader`'s schedule and tasks: settling an item reads the statistics counter under it.
     package static let preloader = LockRank(level: 20, name: "SpoolPreloader.state")
+    /// The transfer scheduler's schedule (`TransferScheduler`): a subscriber leaves it from a cancellation
+    /// handler, which runs where its task is cancelled, under the preloader's lock too.
+    package static let transfers = LockRank(level: 25, name: "TransferScheduler.state")
     /// `SpoolCache`'s map of open entries.
     package static let openEntries = LockRank(level: 30, name: "OpenEntries.engines")
     /// The entries being closed or removed, which new engines of theirs wait for.

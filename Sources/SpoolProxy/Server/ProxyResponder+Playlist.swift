@@ -8,7 +8,7 @@ import Spool
 extension ProxyResponder {
     /// The largest resource taken for a playlist: a playlist is read whole and rewritten in memory. Twenty
     /// thousand segments take about 1.2 MB.
-    static let maximumPlaylistBytes: Int64 = 8 << 20
+    static let maximumPlaylistBytes = HLSWalker.maximumPlaylistBytes
 
     /// The rewritten playlist `resource` is, or `nil` when it is none (or not one this proxy understands:
     /// then its bytes go out unchanged). A resource is looked at only when its type says HLS, or when it is

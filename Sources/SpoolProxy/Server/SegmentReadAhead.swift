@@ -17,12 +17,7 @@ final class SegmentReadAhead: Sendable {
         var bytes: Int64
     }
 
-    /// A segment of a media playlist.
-    struct Segment: Sendable {
-        let url: URL
-        let range: Range<Int64>?
-        let duration: Double
-    }
+    typealias Segment = HLSWalker.Segment
 
     private struct Playlist {
         var segments: [Segment]
@@ -54,6 +49,8 @@ final class SegmentReadAhead: Sendable {
 
     private let state = LockedBox(State())
     private let cache: SpoolCache
+    /// Where its reads go: read-ahead, the first of the transfers no player waits for.
+    private let client: TransferClient
     let window: Window
     /// Playlists remembered (a few streams' variants and renditions), and read-aheads at a time.
     private static let playlistCapacity = 32
@@ -62,6 +59,7 @@ final class SegmentReadAhead: Sendable {
     init(cache: SpoolCache, window: Window) {
         self.cache = cache
         self.window = window
+        client = TransferClient(cache: cache, purpose: .readAhead)
     }
 
     /// Notes the variants and renditions of a master: a player plays one variant at a time, and one
@@ -85,9 +83,7 @@ final class SegmentReadAhead: Sendable {
     /// Notes the segments of a media playlist served from `url`.
     func learn(_ playlist: HLSPlaylist, url: URL) {
         guard window.seconds > 0 else { return }
-        let segments = playlist.references.filter { $0.role == .segment }.map {
-            Segment(url: $0.url, range: $0.byteRange, duration: $0.duration ?? 0)
-        }
+        let segments = HLSWalker.segments(of: playlist)
         guard !segments.isEmpty else { return }
         let name = url.absoluteString
         let now = cache.clock.uptime
@@ -220,23 +216,16 @@ final class SegmentReadAhead: Sendable {
         return nil
     }
 
-    /// Reads one segment into the cache, whole; returns its bytes. Failures are the player's to see when it
-    /// asks for the segment.
+    /// Stores one segment, whole, through the cache's transfer scheduler (as read-ahead, first among the
+    /// transfers no player waits for); returns its bytes. Failures are the player's to see when it asks for
+    /// the segment.
     private func read(_ segment: Segment) async -> Int64 {
-        let resource = Resource(url: segment.url)
-        var count: Int64 = 0
-        do {
-            let first = segment.range ?? 0..<Int64.max
-            let info = try await cache.contentInfo(for: resource, firstRead: first, extent: .whole)
-            let range = segment.range ?? 0..<info.length
-            let stream = cache.read(
-                resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, priority: .prefetch,
-                extent: .whole)
-            for try await chunk in stream { count += Int64(chunk.count) }
-        } catch {
+        let span = segment.range.map(TransferSpan.init) ?? TransferSpan()
+        guard let stored = try? await client.store(Resource(url: segment.url), span) else {
             // Cancelled, or the origin failed: the player's own request for it will say.
+            return 0
         }
-        return count
+        return stored.upperBound - stored.lowerBound
     }
 
     private static func key(_ url: URL, _ range: Range<Int64>?) -> String {

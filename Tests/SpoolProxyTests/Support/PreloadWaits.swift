@@ -23,7 +23,8 @@ extension XCTestCase {
     }
 }
 
-/// Whether a preload's state is `.loading` with some bytes stored.
+/// Whether a preload's state is `.loading` with bytes stored past what planning read (a file's first 16 KiB,
+/// which the download's first progress report already counts): its download is under way.
 let preloadHasBytes: @Sendable (PreloadState) -> Bool = {
-    if case .loading(let bytes, _) = $0 { bytes > 0 } else { false }
+    if case .loading(let bytes, _) = $0 { bytes > 16 * 1024 } else { false }
 }

@@ -15,11 +15,12 @@ final class ProxyFixture: Sendable {
     /// The download queue the proxy's download API drives, when the fixture was made with download conditions.
     let downloads: DownloadQueue?
 
-    /// The fixture's cache runs on `clock` (by default the system's); with `downloadConditions`, a download
-    /// queue under them runs beside the proxy (stopped at the end).
+    /// The fixture's cache runs on `clock` (by default the system's) with `transferLimits`; with
+    /// `downloadConditions`, a download queue under them runs beside the proxy (stopped at the end).
     init(
         test: XCTestCase, configuration: ProxyConfiguration = ProxyConfiguration(),
-        clock: any SpoolClock = SystemClock(), downloadConditions: (any ConditionsSource)? = nil
+        clock: any SpoolClock = SystemClock(), downloadConditions: (any ConditionsSource)? = nil,
+        transferLimits: TransferLimits = TransferLimits()
     ) async throws {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-proxy-test-\(UUID().uuidString)", isDirectory: true)
@@ -27,8 +28,9 @@ final class ProxyFixture: Sendable {
         cacheDirectory = root.appendingPathComponent("cache", isDirectory: true)
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         nginx = try NginxOrigin(serving: www)
-        cache = try SpoolCache(
-            configuration: SpoolConfiguration(directory: cacheDirectory, fetchPolicy: FetchPolicy(), clock: clock))
+        var cacheConfiguration = SpoolConfiguration(directory: cacheDirectory, fetchPolicy: FetchPolicy(), clock: clock)
+        cacheConfiguration.transferLimits = transferLimits
+        cache = try SpoolCache(configuration: cacheConfiguration)
         if let downloadConditions {
             downloads = try await DownloadQueue(cache: cache, conditions: downloadConditions)
         } else {

@@ -45,7 +45,7 @@ final class TransferRulesTests: XCTestCase {
     }
 }
 
-/// A source an app or a test sets, and the wait for conditions that allow a transfer.
+/// A source an app or a test sets, and the watch of what the conditions forbid a transfer.
 final class SettableConditionsTests: XCTestCase {
     func testUpdatesStartWithTheCurrentConditionsAndCarryOnlyChanges() async {
         let source = SettableConditions(DeviceConditions(isExpensive: true))
@@ -59,53 +59,48 @@ final class SettableConditionsTests: XCTestCase {
         XCTAssertEqual(source.current, DeviceConditions())
     }
 
-    func testAWaitEndsWhenTheConditionsAllowAndSaysWhatItWaitedFor() async throws {
-        let source = SettableConditions(DeviceConditions(isExpensive: true, isConstrained: true))
-        let told = LockedBox<[[TransferBlocker]]>([])
-        let (toldOnce, toldTwice) = (expectation(description: "told both"), expectation(description: "told one"))
-        let waiting = Task {
-            try await source.waitUntilAllowed(by: .downloads, directory: FileManager.default.temporaryDirectory) {
-                blockers in
-                let count = told.withLock { told in
-                    told.append(blockers)
-                    return told.count
-                }
-                if count == 1 { toldOnce.fulfill() }
-                if count == 2 { toldTwice.fulfill() }
-            }
+    /// What a watch of `conditions` tells, each change once (a watch tells every look), until `last`.
+    private func watched(
+        _ conditions: TransferConditions, until last: [TransferBlocker], changing: @escaping @Sendable () -> Void
+    ) async -> [[TransferBlocker]] {
+        let (looks, told) = AsyncStream.makeStream(of: [TransferBlocker].self)
+        let watch = Task {
+            await conditions.watch(directory: FileManager.default.temporaryDirectory) { told.yield($0) }
         }
-        await fulfillment(of: [toldOnce], timeout: 60)
-        source.update { $0.isConstrained = false }
-        await fulfillment(of: [toldTwice], timeout: 60)
-        source.update { $0.isExpensive = false }
-        try await waiting.value
-        XCTAssertEqual(told.withLock { $0 }, [[.expensiveNetwork, .constrainedNetwork], [.expensiveNetwork]])
+        defer { watch.cancel() }
+        var seen: [[TransferBlocker]] = []
+        for await look in looks where look != seen.last {
+            seen.append(look)
+            if look == last { break }
+            changing()
+        }
+        return seen
     }
 
-    func testAWaitForDiskSpaceLooksAgainAtEachChangeAndACancelledWaitThrows() async throws {
-        let source = SettableConditions(availableDiskBytes: 1_000)
-        let directory = FileManager.default.temporaryDirectory
-        let rules = TransferRules(diskReserveBytes: 10_000)
-        let toldLow = expectation(description: "waits for disk space")
-        let waiting = Task {
-            try await source.waitUntilAllowed(by: rules, directory: directory) { blockers in
-                XCTAssertEqual(blockers, [.lowDiskSpace])
-                toldLow.fulfill()
+    func testAWatchTellsWhatTheConditionsForbidAtEachChange() async throws {
+        let source = SettableConditions(DeviceConditions(isExpensive: true, isConstrained: true))
+        let steps = LockedBox(0)
+        let seen = await watched(TransferConditions(source: source, rules: .downloads), until: []) {
+            switch steps.withLock({ step -> Int in
+                step += 1
+                return step
+            }) {
+            case 1: source.update { $0.isConstrained = false }
+            default: source.update { $0.isExpensive = false }
             }
         }
-        await fulfillment(of: [toldLow], timeout: 60)
-        source.setAvailableDiskBytes(20_000)
-        // Free space has no event: the next change of the conditions makes the wait look again.
-        source.update { $0.thermalLevel = .fair }
-        try await waiting.value
+        XCTAssertEqual(seen, [[.expensiveNetwork, .constrainedNetwork], [.expensiveNetwork], []])
+    }
 
-        source.setAvailableDiskBytes(0)
-        let cancelled = Task { try await source.waitUntilAllowed(by: rules, directory: directory) { _ in } }
-        cancelled.cancel()
-        do {
-            try await cancelled.value
-            XCTFail("a cancelled wait returned as if allowed")
-        } catch is CancellationError {}
+    func testAWatchLooksAtTheFreeSpaceAgainAtEachChange() async throws {
+        let source = SettableConditions(availableDiskBytes: 1_000)
+        let rules = TransferRules(diskReserveBytes: 10_000)
+        let seen = await watched(TransferConditions(source: source, rules: rules), until: []) {
+            source.setAvailableDiskBytes(20_000)
+            // Free space has no event: the next change of the conditions makes the watch look again.
+            source.update { $0.thermalLevel = .fair }
+        }
+        XCTAssertEqual(seen, [[.lowDiskSpace], []])
     }
 
     func testTheSystemsConditionsOnLinuxAreAFreeNetworkAndTheVolumesFreeSpace() async throws {

@@ -195,7 +195,7 @@ final class DownloadQueueTests: XCTestCase {
         XCTAssertLessThan(storedWhenStopped, length, "it stopped before its end")
         // A look every MiB, and what was in flight (a socket's buffers) past it.
         XCTAssertLessThanOrEqual(
-            storedWhenStopped - storedWhenFull, RangeStore.diskCheckStep + 512 * 1024, "it ran past the reserve")
+            storedWhenStopped - storedWhenFull, TransferRun.diskCheckStep + 512 * 1024, "it ran past the reserve")
 
         conditions.setAvailableDiskBytes(900_000_000)
         try await waitUntil(queue, events, "completed", Self.allCompleted)

@@ -165,4 +165,27 @@ final class DiscoveryStateTests: XCTestCase {
             XCTAssertEqual(state.fetches[opened.id] == nil, row.cancelledWhenLeft, row.name)
         }
     }
+
+    /// On a fast link a whole read's first request runs ahead of the read, which reads stored bytes behind it
+    /// and never reaches its position: it joins all the same, and the request ends when it leaves.
+    func testAWholeReadBehindItsFirstRequestJoinsItThoughItReadsStoredBytes() throws {
+        let rows: [(name: String, extent: ReadExtent, cancelledWhenLeft: Bool)] = [
+            ("a whole read (a prefetch) joins the request running ahead of it", .whole, true),
+            ("a read that may stop early does not: the first request runs on", .mayStopEarly, false),
+        ]
+        for row in rows {
+            var state = state(discovering: discovery(extent: .whole))
+            let opened = state.openDiscovered(
+                ContentInfo(length: 8_000_000, entityTag: "\"v1\""), servedFrom: 0,
+                requested: 0..<FetchPolicy.wholeRequestLimit)
+            _ = state.didStore(0..<2_000_000, fetch: opened.id)
+            let reader = state.addReader(requestedEnd: nil, extent: row.extent, isPrefetch: true)
+            guard case .read(let range, _) = state.step(reader: reader, position: 262_144) else {
+                return XCTFail("\(row.name): the stored bytes are read")
+            }
+            XCTAssertEqual(range.lowerBound, 262_144, row.name)
+            let cancelled = state.removeReader(reader)
+            XCTAssertEqual(cancelled.contains(opened.id), row.cancelledWhenLeft, row.name)
+        }
+    }
 }

@@ -39,7 +39,8 @@ public final class SpoolCache: Sendable {
         self.configuration = configuration
         gate = PlaybackGate(clock: configuration.clock)
         transfers = TransferScheduler(
-            gate: gate, directory: configuration.directory, limits: configuration.transferLimits)
+            gate: gate, directory: configuration.directory, clock: configuration.clock,
+            limits: configuration.transferLimits)
         linkMonitor = LinkMonitor(clock: configuration.clock)
         store = try DiskStore(directory: configuration.directory)
         codec = try configuration.encryptionKey.map(SealedCodec.init(key:)) ?? ChecksumCodec()

@@ -209,6 +209,15 @@ package struct FetchPolicy: Sendable, Hashable {
         return failuresInARow <= retryLimit || (failure == .timedOut && silence < outageTolerance)
     }
 
+    /// The longest `Retry-After` a request waits for before it is sent again: 2 s, a moment a player rides out
+    /// on its buffer. A longer one ends the read with the origin's status (a player acts on it; the transfer
+    /// scheduler holds the host back that long).
+    var longestRetryAfter: TimeInterval { 2 }
+
+    /// The wait before a request a `429` without `Retry-After` refused is sent again: 1 s, not the tenth of a
+    /// second a broken connection gets, since the origin said it gets too many.
+    var retryAfterWithoutField: TimeInterval { 1 }
+
     /// The wait before retry number `attempt` (1 for the first).
     func retryWait(attempt: Int) -> TimeInterval {
         min(maximumRetryDelay, retryDelay * Double(1 << min(max(0, attempt - 1), 20)))

@@ -30,6 +30,12 @@ struct RetryBudget: Equatable, Sendable {
         guard policy.retries(after: error, failuresInARow: failuresInARow, silentFor: now - lastProgress) else {
             return nil
         }
-        return policy.retryWait(attempt: failuresInARow)
+        let wait = policy.retryWait(attempt: failuresInARow)
+        guard let asked = RetryAfter(error) else { return wait }
+        // An origin that says when to come back is not asked before then; one that asks for longer than a
+        // reader should wait is not asked again: the failure goes to the player, or to the transfer
+        // scheduler, which holds the host back (`TransferSchedule.backOff`).
+        let comeBack = asked.seconds ?? (asked.status == 429 ? policy.retryAfterWithoutField : wait)
+        return comeBack <= policy.longestRetryAfter ? max(wait, comeBack) : nil
     }
 }

@@ -9,6 +9,7 @@
 ///   engine, which stops reading their sockets;
 /// - nothing starts while every subscriber's conditions forbid it, and a running job stops (`suspend`: back
 ///   to the queue, to go on from its first missing byte) when they come to;
+/// - nothing starts against a host whose origin said to come back later (`Retry-After`) before then;
 /// - jobs start by purpose (`TransferPurpose`), then in the order they were asked for, within `Limits`, of
 ///   which later purposes may take only a share: a place is left for the player's read-ahead and an app's
 ///   prefetch however many preloads and downloads wait, and for preloads however many downloads do. A job
@@ -36,6 +37,8 @@ struct TransferSchedule: Sendable {
         var phase: Phase
         /// The earliest purpose among its subscribers.
         var purpose: TransferPurpose
+        /// How often its origin told it to come back later (`backOff`).
+        var backOffs = 0
     }
 
     struct Subscriber: Sendable, Equatable {
@@ -58,6 +61,8 @@ struct TransferSchedule: Sendable {
         case waiting(subscriber: Int, [TransferBlocker])
         /// Start watching the playback gate: jobs wait for playback to stop needing the link.
         case watchPlayback
+        /// Release the host's hold `hold` after these seconds (`releaseHost`).
+        case releaseHost(String, hold: Int, after: Double)
         /// Start watching the device's conditions for the group.
         case watchConditions(Int)
         /// Stop watching them: the group has no subscriber left.
@@ -72,6 +77,9 @@ struct TransferSchedule: Sendable {
     /// Whether playback needs the link now, as the driver last saw (it looks before every change).
     private(set) var playbackNeedsLink = false
     private(set) var watchingPlayback = false
+    /// Hosts whose origin asked to be left alone for a while (`backOff`), by their latest hold.
+    private(set) var heldHosts: [String: Int] = [:]
+    private var lastHold = 0
     private var lastJob = 0
     private var lastSubscriber = 0
 
@@ -178,6 +186,32 @@ struct TransferSchedule: Sendable {
         return actions + reconcile()
     }
 
+    /// The most times one job goes back to the queue for its origin's "come back later" before its
+    /// subscribers hear the failure.
+    static let maximumBackOffs = 5
+
+    /// The job's run ended with its origin saying to come back later (a `429` or `503`, `RetryAfter`): the
+    /// job goes back to the queue and nothing starts against its host for `seconds`. A job nobody wants any
+    /// more, or told so `maximumBackOffs` times, ends as any job does.
+    mutating func backOff(_ id: Int, for seconds: Double) -> [Action] {
+        guard var job = jobs[id], job.phase == .running, !job.subscribers.isEmpty,
+            job.backOffs < Self.maximumBackOffs
+        else { return ended(id) }
+        job.backOffs += 1
+        job.phase = .queued
+        jobs[id] = job
+        lastHold += 1
+        heldHosts[job.host] = lastHold
+        return [.releaseHost(job.host, hold: lastHold, after: seconds)] + reconcile()
+    }
+
+    /// The wait of the host's hold `hold` is over (a later hold keeps it held).
+    mutating func releaseHost(_ host: String, hold: Int) -> [Action] {
+        guard heldHosts[host] == hold else { return [] }
+        heldHosts[host] = nil
+        return reconcile()
+    }
+
     /// Whether playback needs the link, as the driver sees it before each change.
     mutating func playback(needsLink: Bool) -> [Action] {
         playbackNeedsLink = needsLink
@@ -212,10 +246,10 @@ struct TransferSchedule: Sendable {
         return actions + reconcile()
     }
 
-    /// The earliest purpose among the jobs that wait to run and may (their conditions allow them): no job of a
-    /// later purpose starts while one waits. `nil` when none waits.
+    /// The earliest purpose among the jobs that wait to run and may (their conditions allow them, their host is
+    /// not held back): no job of a later purpose starts while one waits. `nil` when none waits.
     var earliestWaitingPurpose: TransferPurpose? {
-        jobs.values.filter { $0.phase == .queued && isAllowed($0) }.map(\.purpose).min()
+        jobs.values.filter { $0.phase == .queued && isAllowed($0) && heldHosts[$0.host] == nil }.map(\.purpose).min()
     }
 
     /// Whether some subscriber of `job` may run now: one without conditions, or whose group's forbid nothing.
@@ -249,7 +283,7 @@ struct TransferSchedule: Sendable {
         // host, or anywhere when the total was full).
         var heldFrom: [String: TransferPurpose] = [:]
         var heldEverywhereFrom: TransferPurpose?
-        for job in waiting {
+        for job in waiting where heldHosts[job.host] == nil {
             if let held = heldEverywhereFrom ?? heldFrom[job.host], job.purpose >= held { continue }
             let busy = jobs.values.filter { $0.phase != .queued }
             let onHost = busy.filter { $0.host == job.host }

@@ -46,6 +46,20 @@ package final class TransferScheduler: Sendable {
         var lastGroup = 0
         var watchers: [Int: Task<Void, Never>] = [:]
         var started: [Start] = []
+        /// Tests waiting for the schedule to reach a state (`until`).
+        var observers: [(condition: @Sendable (Observed) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        var observed: Observed {
+            Observed(jobs: schedule.jobs.count, heldHosts: Set(schedule.heldHosts.keys))
+        }
+    }
+
+    /// What a test can wait for (`until`): the jobs in the schedule, the hosts held back.
+    package struct Observed: Sendable {
+        /// Jobs queued, running or stopping.
+        package var jobs: Int
+        /// Hosts whose origin said to come back later.
+        package var heldHosts: Set<String>
     }
 
     /// What the driver does outside the lock after a change.
@@ -57,12 +71,19 @@ package final class TransferScheduler: Sendable {
     private let state: LockedBox<State>
     private let gate: PlaybackGate
     private let directory: URL
+    private let clock: any SpoolClock
     /// The jobs remembered in `started`.
     private static let startLogCapacity = 256
 
-    init(gate: PlaybackGate, directory: URL, limits: TransferLimits = TransferLimits()) {
+    /// How long a host is held back when its origin says to come back later without saying when (5 s), and
+    /// at most, whatever it says (10 minutes).
+    static let holdWithoutRetryAfter: TimeInterval = 5
+    static let longestHold: TimeInterval = 600
+
+    init(gate: PlaybackGate, directory: URL, clock: any SpoolClock, limits: TransferLimits = TransferLimits()) {
         self.gate = gate
         self.directory = directory
+        self.clock = clock
         state = LockedBox(State(schedule: TransferSchedule(limits: limits)), rank: .transfers)
     }
 
@@ -110,6 +131,11 @@ package final class TransferScheduler: Sendable {
         state.withLock { $0.schedule.jobs.count }
     }
 
+    /// The hosts held back now: their origin said to come back later.
+    package var heldHosts: Set<String> {
+        state.withLock { Set($0.schedule.heldHosts.keys) }
+    }
+
     /// The jobs started so far (the latest `startLogCapacity`), in order: for tests of the order.
     package var started: [Start] {
         state.withLock { $0.started }
@@ -149,6 +175,13 @@ package final class TransferScheduler: Sendable {
             let before = state.schedule.playback(needsLink: needsLink)
             let (result, actions) = change(&state)
             for action in before + actions { perform(action, in: &state, effects: &effects) }
+            if !state.observers.isEmpty {
+                let now = state.observed
+                for observer in state.observers where observer.condition(now) {
+                    effects.calls.append { observer.continuation.resume() }
+                }
+                state.observers.removeAll { $0.condition(now) }
+            }
             return result
         }
         for task in effects.cancelled { task.cancel() }
@@ -192,6 +225,12 @@ package final class TransferScheduler: Sendable {
                 await gate.waitForPlayback()
                 self.change { $0.playbackWatchEnded() }
             }
+        case .releaseHost(let host, let hold, let seconds):
+            let clock = clock
+            _ = Task {
+                try? await clock.sleep(until: clock.uptime + seconds)
+                self.change { $0.releaseHost(host, hold: hold) }
+            }
         case .watchConditions(let group):
             guard let conditions = state.groups[group] else { return }
             let directory = directory
@@ -234,9 +273,14 @@ package final class TransferScheduler: Sendable {
             progress: { [weak self] stored, total in self?.report(id, stored: stored, total: total) },
             checkDisk: checkDisk)
         let result = await run.run()
+        // The origin said to come back later: the job waits in the queue, and its host is left alone meanwhile.
+        let hold: TimeInterval? =
+            if case .failure(let error) = result, let asked = RetryAfter(error) {
+                min(max(0, asked.seconds ?? Self.holdWithoutRetryAfter), Self.longestHold)
+            } else { nil }
         apply { state in
             state.runs[id] = nil
-            let actions = state.schedule.ended(id)
+            let actions = hold.map { state.schedule.backOff(id, for: $0) } ?? state.schedule.ended(id)
             if state.schedule.jobs[id] == nil {
                 state.work[id] = nil
                 // Taken by the `.finish` among the actions, if any.
@@ -245,6 +289,19 @@ package final class TransferScheduler: Sendable {
                 }
             }
             return ((), actions)
+        }
+    }
+
+    /// Returns once the schedule satisfies `condition` (at once if it does): for tests, which wait for a host
+    /// to be held back or the jobs to be gone instead of looking again and again.
+    package func until(_ condition: @escaping @Sendable (Observed) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if condition(state.observed) { return true }
+                state.observers.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 

@@ -165,4 +165,28 @@ final class TransferScheduleTests: XCTestCase {
             schedule.ended(running), [.finish(running, subscribers: [first])], "the others still wait for playback")
         XCTAssertEqual(schedule.playback(needsLink: false).count, 2, "both start once playback lets go")
     }
+
+    func testAHostWhoseOriginSaysComeBackLaterIsLeftAloneUntilThen() throws {
+        var schedule = TransferSchedule()
+        var log: [Action] = []
+        let waiting = submit(&schedule, "track", .download, log: &log)
+        let id = try XCTUnwrap(job(schedule, "track"))
+        // A 429 with `Retry-After: 30`: back to the queue, the host held.
+        XCTAssertEqual(schedule.backOff(id, for: 30), [.releaseHost("a", hold: 1, after: 30)])
+        XCTAssertEqual(schedule.jobs[id]?.phase, .queued)
+        log = []
+        submit(&schedule, "other", .readAhead, log: &log)
+        XCTAssertEqual(log, [], "nothing starts against the held host, whatever its purpose")
+        submit(&schedule, "elsewhere", host: "b", .download, log: &log)
+        XCTAssertEqual(log, [.start(try XCTUnwrap(job(schedule, "elsewhere")))], "other hosts go on")
+        XCTAssertEqual(schedule.releaseHost("a", hold: 0), [], "an older hold's end changes nothing")
+        let other = try XCTUnwrap(job(schedule, "other"))
+        XCTAssertEqual(schedule.releaseHost("a", hold: 1), [.start(other), .start(id)])
+        // Told again and again: its subscriber hears the failure in the end.
+        for hold in 2...TransferSchedule.maximumBackOffs {
+            XCTAssertEqual(schedule.backOff(id, for: 1).first, .releaseHost("a", hold: hold, after: 1))
+            _ = schedule.releaseHost("a", hold: hold)
+        }
+        XCTAssertEqual(schedule.backOff(id, for: 1).first, .finish(id, subscribers: [waiting]))
+    }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// How a `DownloadQueue` downloads.
 public struct DownloadConfiguration: Sendable {
     /// Downloads at a time. Two keep a link busy without spreading it over many half-done items: an album
-    /// fills track by track, so a flight that boards early has whole tracks.
+    /// fills track by track, so a flight that boards early has whole tracks. Against one host, the cache's
+    /// transfer scheduler runs at most two downloads' requests at once whatever this says (it keeps places for
+    /// playback's read-ahead, prefetches and preloads); more count across hosts.
     public var maximumConcurrentDownloads: Int
     /// When downloads may run (by default Wi-Fi or wired, not in Low Power Mode, 500 MB left free).
     public var rules: TransferRules

@@ -25,7 +25,8 @@ public struct PreloadConfiguration: Sendable {
     public var target: PreloadTarget
     /// The bytes preloaded of an item whose layout gives no offset for `target`'s seconds.
     public var fallbackBytes: Int64
-    /// Downloads at a time.
+    /// Downloads at a time. Against one host, the cache's transfer scheduler runs at most three preloads' and
+    /// downloads' requests at once whatever this says, keeping a place for playback's read-ahead.
     public var maximumConcurrentDownloads: Int
     /// Whether other items wait until the current item's own target is stored (the preloader reads it too,
     /// sharing the player's requests): the current item first, whatever the player does. Off by default.

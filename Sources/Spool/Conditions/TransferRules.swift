@@ -68,4 +68,7 @@ public enum TransferBlocker: String, Sendable, Hashable, CaseIterable, Codable {
     case thermalLevel
     /// Less disk space is free than the rules' reserve.
     case lowDiskSpace
+    /// The origin could not be reached (refused, reset, no answer): a download tries again after a wait that
+    /// grows from 2 s to 5 minutes, and at once when the device's network comes back.
+    case originUnreachable
 }

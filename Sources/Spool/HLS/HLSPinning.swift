@@ -70,7 +70,10 @@ public struct HLSPinning: Sendable {
 
     /// Whether the resource at `url` is an HLS playlist, by its type or its first bytes (which this caches).
     public func isPlaylist(_ url: URL) async throws -> Bool {
-        let (info, prefix) = try await walker.client.data(Resource(url: url), TransferSpan(start: 0, end: 16))
+        // Asked now, by someone waiting for the answer: a prefetch, which fails at once when the origin
+        // cannot be reached (a download would wait for it).
+        let client = TransferClient(cache: cache, purpose: .prefetch)
+        let (info, prefix) = try await client.data(Resource(url: url), TransferSpan(start: 0, end: 16))
         if HLSPlaylist.isPlaylistType(info.mimeType) { return true }
         return info.length <= HLSWalker.maximumPlaylistBytes && HLSPlaylist.startsPlaylist(prefix)
     }

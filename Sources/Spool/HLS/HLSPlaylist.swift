@@ -53,6 +53,11 @@ package struct HLSPlaylist: Sendable {
 
     /// Whether `prefix` (the first bytes of a resource, at least 7 of them to say yes) starts an HLS
     /// playlist: `#EXTM3U`, after an optional UTF-8 byte-order mark.
+    /// Whether `url`'s name says HLS playlist (`.m3u8`, `.m3u`): a guess for when the origin cannot be asked.
+    package static func namesPlaylist(_ url: URL) -> Bool {
+        ["m3u8", "m3u"].contains(url.pathExtension.lowercased())
+    }
+
     package static func startsPlaylist(_ prefix: Data) -> Bool {
         let bytes = Array(prefix.prefix(10))
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes

@@ -20,6 +20,10 @@ extension TransferSchedule {
         var purpose: TransferPurpose
         /// How often its origin told it to come back later (`backOff`).
         var backOffs = 0
+        /// How often in a row its origin could not be reached (`unreachable`).
+        var unreachable = 0
+        /// Whether it waits for its next try after its origin could not be reached (`retry`).
+        var waitsToRetry = false
     }
 
     struct Subscriber: Sendable, Equatable {
@@ -44,6 +48,8 @@ extension TransferSchedule {
         case watchPlayback
         /// Release the host's hold `hold` after these seconds (`releaseHost`).
         case releaseHost(String, hold: Int, after: Double)
+        /// Try the job again after these seconds (`retry`).
+        case retryLater(Int, after: Double)
         /// Start watching the device's conditions for the group.
         case watchConditions(Int)
         /// Stop watching them: the group has no subscriber left.

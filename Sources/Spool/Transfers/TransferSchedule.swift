@@ -53,7 +53,8 @@ struct TransferSchedule: Sendable {
         // they allow would make all of it run (a 16-byte look at a file starting the download of the file on a
         // network the download may not use).
         let joined = jobs.values.filter {
-            $0.key == key && $0.span.contains(span) && ($0.phase == .running || ($0.phase == .queued && isAllowed($0)))
+            $0.key == key && $0.span.contains(span)
+                && ($0.phase == .running || ($0.phase == .queued && !$0.waitsToRetry && isAllowed($0)))
         }.min { $0.id < $1.id }
         let id: Int
         if var job = joined {
@@ -155,6 +156,36 @@ struct TransferSchedule: Sendable {
         return [.releaseHost(job.host, hold: lastHold, after: seconds)] + reconcile()
     }
 
+    /// The first wait before a download whose origin could not be reached tries again, and the longest: it
+    /// doubles from one to the other.
+    static let firstRetryWait: Double = 2
+    static let longestRetryWait: Double = 300
+
+    /// The job's run ended because its origin could not be reached. A download waits and tries again (an
+    /// offline-first app queues an album on the plane): after `firstRetryWait`, doubling up to
+    /// `longestRetryWait`, or at once when its conditions see the network come back; its subscribers hear
+    /// `originUnreachable`. Any other job ends, and its subscribers hear the failure.
+    mutating func unreachable(_ id: Int) -> [Action] {
+        guard var job = jobs[id], job.phase == .running, !job.subscribers.isEmpty, job.purpose == .download else {
+            return ended(id)
+        }
+        job.unreachable += 1
+        job.phase = .queued
+        job.waitsToRetry = true
+        jobs[id] = job
+        var wait = Self.firstRetryWait
+        for _ in 1..<min(job.unreachable, 16) { wait *= 2 }
+        return [.retryLater(id, after: min(wait, Self.longestRetryWait))]
+            + job.subscribers.sorted().map { .waiting(subscriber: $0, [.originUnreachable]) } + reconcile()
+    }
+
+    /// The wait of job `id` for its next try is over.
+    mutating func retry(_ id: Int) -> [Action] {
+        guard jobs[id]?.waitsToRetry == true else { return [] }
+        jobs[id]?.waitsToRetry = false
+        return reconcile()
+    }
+
     /// The wait of the host's hold `hold` is over (a later hold keeps it held).
     mutating func releaseHost(_ host: String, hold: Int) -> [Action] {
         guard heldHosts[host] == hold else { return [] }
@@ -181,6 +212,11 @@ struct TransferSchedule: Sendable {
         guard let before = groups[group] else { return [] }
         groups[group] = .some(blockers)
         var actions: [Action] = []
+        // The network came back: a download that could not reach its origin tries again now.
+        if let old = before, old.contains(.noNetwork), !blockers.contains(.noNetwork) {
+            let members = Set(subscribers.values.filter { $0.group == group }.map(\.job))
+            for id in members where jobs[id]?.waitsToRetry == true { jobs[id]?.waitsToRetry = false }
+        }
         if !blockers.isEmpty {
             for job in jobs.values.sorted(by: { $0.id < $1.id }) where job.phase == .running && !isAllowed(job) {
                 jobs[job.id]?.phase = .suspending
@@ -199,7 +235,8 @@ struct TransferSchedule: Sendable {
     /// The earliest purpose among the jobs that wait to run and may (their conditions allow them, their host is
     /// not held back): no job of a later purpose starts while one waits. `nil` when none waits.
     var earliestWaitingPurpose: TransferPurpose? {
-        jobs.values.filter { $0.phase == .queued && isAllowed($0) && heldHosts[$0.host] == nil }.map(\.purpose).min()
+        jobs.values.filter { $0.phase == .queued && !$0.waitsToRetry && isAllowed($0) && heldHosts[$0.host] == nil }
+            .map(\.purpose).min()
     }
 
     /// Whether some subscriber of `job` may run now: one without conditions, or whose group's forbid nothing.
@@ -220,7 +257,7 @@ struct TransferSchedule: Sendable {
     /// limits (`TransferLimits.places(for:of:)`), so that a place is always left for an earlier purpose
     /// without stopping a running job (which would lose the bytes in flight and cost a request again).
     private mutating func reconcile() -> [Action] {
-        let waiting = jobs.values.filter { $0.phase == .queued && isAllowed($0) }
+        let waiting = jobs.values.filter { $0.phase == .queued && !$0.waitsToRetry && isAllowed($0) }
             .sorted { ($0.purpose, $0.id) < ($1.purpose, $1.id) }
         guard !waiting.isEmpty else { return [] }
         guard !playbackNeedsLink else {

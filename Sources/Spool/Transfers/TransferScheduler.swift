@@ -211,6 +211,12 @@ package final class TransferScheduler: Sendable {
                 try? await clock.sleep(until: clock.uptime + seconds)
                 self.change { $0.releaseHost(host, hold: hold) }
             }
+        case .retryLater(let id, let seconds):
+            let clock = clock
+            _ = Task {
+                try? await clock.sleep(until: clock.uptime + seconds)
+                self.change { $0.retry(id) }
+            }
         case .watchConditions(let group):
             guard let conditions = state.groups[group] else { return }
             let directory = directory
@@ -253,14 +259,19 @@ package final class TransferScheduler: Sendable {
             progress: { [weak self] stored, total in self?.report(id, stored: stored, total: total) },
             checkDisk: checkDisk)
         let result = await run.run()
-        // The origin said to come back later: the job waits in the queue, and its host is left alone meanwhile.
-        let hold: TimeInterval? =
-            if case .failure(let error) = result, let asked = RetryAfter(error) {
-                min(max(0, asked.seconds ?? Self.holdWithoutRetryAfter), Self.longestHold)
-            } else { nil }
         apply { state in
             state.runs[id] = nil
-            let actions = hold.map { state.schedule.backOff(id, for: $0) } ?? state.schedule.ended(id)
+            let actions: [TransferSchedule.Action]
+            switch result {
+            case .failure(let error) where RetryAfter(error) != nil:
+                // The origin said to come back later: the job waits in the queue, and its host is left alone.
+                let asked = RetryAfter(error)?.seconds ?? Self.holdWithoutRetryAfter
+                actions = state.schedule.backOff(id, for: min(max(0, asked), Self.longestHold))
+            case .failure(SpoolError.network), .failure(SpoolError.timedOut):
+                actions = state.schedule.unreachable(id)
+            default:
+                actions = state.schedule.ended(id)
+            }
             if state.schedule.jobs[id] == nil {
                 state.work[id] = nil
                 // Taken by the `.finish` among the actions, if any.

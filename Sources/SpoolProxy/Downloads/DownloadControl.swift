@@ -123,6 +123,9 @@ final class DownloadControl: Sendable {
         case nil:
             do {
                 isStream = try await HLSPinning(cache: queue.cache).isPlaylist(url)
+            } catch SpoolError.network, SpoolError.timedOut {
+                // Out of reach: its name tells, and the download waits for the origin.
+                isStream = HLSPlaylist.namesPlaylist(url)
             } catch {
                 throw FailureResponse(
                     status: 502,

@@ -11,8 +11,8 @@ final class OriginCore: @unchecked Sendable {
     private let listener: Int32
     private let threads = DispatchGroup()
 
-    init() throws {
-        (listener, port) = try POSIXSocket.listenOnLoopback()
+    init(port: UInt16 = 0) throws {
+        (listener, self.port) = try POSIXSocket.listenOnLoopback(port: port)
         threads.enter()
         let thread = Thread { [self] in
             acceptLoop()

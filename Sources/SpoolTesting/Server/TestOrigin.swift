@@ -8,9 +8,10 @@ import Foundation
 public final class TestOrigin: Sendable {
     private let core: OriginCore
 
-    /// Starts listening on 127.0.0.1 on a free port.
-    public init() throws {
-        core = try OriginCore()
+    /// Starts listening on 127.0.0.1 on `port`, by default a free one (another port: an origin that comes
+    /// back where one was stopped).
+    public init(port: Int = 0) throws {
+        core = try OriginCore(port: UInt16(port))
     }
 
     deinit {

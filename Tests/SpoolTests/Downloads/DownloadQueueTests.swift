@@ -64,6 +64,34 @@ final class DownloadQueueTests: XCTestCase {
         queue.items.allSatisfy { if case .completed = $0.state { true } else { false } }
     }
 
+    /// An offline-first app queues an album on the plane: a download whose origin cannot be reached waits
+    /// (`originUnreachable`), and goes on when the network is back, rather than failing.
+    func testADownloadWhoseOriginIsOutOfReachWaitsAndCompletesWhenTheNetworkIsBack() async throws {
+        let setup = try setUp(items: 1, length: 300_000)
+        // The origin is gone: its port refuses connections.
+        let port = setup.origin.port
+        setup.origin.stop()
+        let cache = try setup.makeCache()
+        let conditions = SettableConditions(availableDiskBytes: 1 << 40)
+        let queue = try await DownloadQueue(cache: cache, conditions: conditions)
+        let events = queue.events()
+        try await queue.add(DownloadRequest(url: setup.urls[0]))
+        try await waitUntil(queue, events, "the download waits for its origin") { queue in
+            queue.items[0].state == .waiting([.originUnreachable])
+        }
+        // The origin is back where it was, and the device tells of its network coming back.
+        let back = try TestOrigin(port: port)
+        addTeardownBlock { back.stop() }
+        back.serve(.generated(length: 300_000, seed: 100), at: "/album/0.mp3", contentType: "audio/mpeg")
+        conditions.update { $0.hasNetwork = false }
+        conditions.update { $0.hasNetwork = true }
+        try await waitUntil(queue, events, "completed", Self.allCompleted)
+        let played = try await collect(cache.read(setup.urls[0]))
+        XCTAssertEqual(played, setup.bytes(0, length: 300_000))
+        await queue.stop()
+        await cache.close()
+    }
+
     func testAnAlbumDownloadsTwoAtATimeAndPlaysOfflineWithNoOriginRequest() async throws {
         let setup = try setUp(items: 6, length: 300_000)
         let cache = try setup.makeCache()

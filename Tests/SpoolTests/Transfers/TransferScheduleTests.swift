@@ -189,4 +189,27 @@ final class TransferScheduleTests: XCTestCase {
         }
         XCTAssertEqual(schedule.backOff(id, for: 1).first, .finish(id, subscribers: [waiting]))
     }
+
+    func testADownloadWhoseOriginIsOutOfReachWaitsLongerEachTimeAndTriesAgainWhenTheNetworkIsBack() throws {
+        var schedule = TransferSchedule()
+        var log: [Action] = []
+        let download = submit(&schedule, "track", .download, group: 1, log: &log)
+        _ = schedule.conditions(group: 1, blockers: [])
+        let id = try XCTUnwrap(job(schedule, "track"))
+        XCTAssertEqual(
+            schedule.unreachable(id), [.retryLater(id, after: 2), .waiting(subscriber: download, [.originUnreachable])])
+        log = []
+        let preload = submit(&schedule, "item", .preload, log: &log)
+        let item = try XCTUnwrap(job(schedule, "item"))
+        XCTAssertEqual(log, [.start(item)], "other jobs go on: only the download waits")
+        XCTAssertEqual(
+            schedule.unreachable(item), [.finish(item, subscribers: [preload])], "a preload is a guess: it fails")
+        XCTAssertEqual(schedule.retry(id), [.start(id)])
+        XCTAssertEqual(schedule.unreachable(id).first, .retryLater(id, after: 4), "the wait doubles")
+        // The device lost its network and has it back: the download tries again at once.
+        _ = schedule.conditions(group: 1, blockers: [.noNetwork])
+        XCTAssertEqual(schedule.conditions(group: 1, blockers: []), [.start(id)])
+        for _ in 0..<12 { _ = schedule.unreachable(id) + schedule.retry(id) }
+        XCTAssertEqual(schedule.unreachable(id).first, .retryLater(id, after: 300), "at most five minutes")
+    }
 }

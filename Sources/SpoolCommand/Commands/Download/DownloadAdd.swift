@@ -54,8 +54,15 @@ struct DownloadAdd: AsyncParsableCommand {
                 let streams = HLSPinning(cache: cache)
                 var requests: [DownloadRequest] = []
                 for (index, url) in urls.enumerated() {
-                    // One request (its answer is cached) tells a playlist from a file.
-                    let kind: DownloadKind = try await streams.isPlaylist(url) ? .hls(variants: variants) : .file
+                    // One request (its answer is cached) tells a playlist from a file; with the origin out of
+                    // reach, its name does, and the download waits for the origin.
+                    let isPlaylist: Bool
+                    do {
+                        isPlaylist = try await streams.isPlaylist(url)
+                    } catch SpoolError.network, SpoolError.timedOut {
+                        isPlaylist = HLSPlaylist.namesPlaylist(url)
+                    }
+                    let kind: DownloadKind = isPlaylist ? .hls(variants: variants) : .file
                     requests.append(DownloadRequest(url: url, kind: kind, title: titles[index]))
                 }
                 // All at once: a kill from here on finds the whole list queued.

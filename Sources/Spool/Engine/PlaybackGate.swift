@@ -31,7 +31,7 @@ final class PlaybackGate: Sendable {
         var watchers: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWatcher = 0
         /// Tests waiting for the gate to reach a state (`until`), with the state they wait for.
-        var observers: [(condition: @Sendable (Observed) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var observers = StateWaiters<Observed>()
 
         var observed: Observed {
             Observed(startsWaiting: waits.values.filter(\.isStart).count, waits: waits.count, watchers: watchers.count)
@@ -41,9 +41,7 @@ final class PlaybackGate: Sendable {
         mutating func satisfiedObservers() -> [CheckedContinuation<Void, Never>] {
             guard !observers.isEmpty else { return [] }
             let now = observed
-            let ready = observers.filter { $0.condition(now) }.map(\.continuation)
-            observers.removeAll { $0.condition(now) }
-            return ready
+            return observers.satisfied(by: now)
         }
     }
 
@@ -180,12 +178,9 @@ final class PlaybackGate: Sendable {
     /// player to wait or a prefetch to give way instead of looking again and again.
     func until(_ condition: @escaping @Sendable (Observed) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if condition(state.observed) { return true }
-                state.observers.append((condition, continuation))
-                return false
+            if state.withLock({ $0.observers.wait(for: condition, continuation, now: $0.observed) }) {
+                continuation.resume()
             }
-            if now { continuation.resume() }
         }
     }
 

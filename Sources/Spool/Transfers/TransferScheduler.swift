@@ -35,7 +35,7 @@ package final class TransferScheduler: Sendable {
         var watchers: [Int: Task<Void, Never>] = [:]
         var started: [Start] = []
         /// Tests waiting for the schedule to reach a state (`until`).
-        var observers: [(condition: @Sendable (Observed) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var observers = StateWaiters<Observed>()
 
         var observed: Observed {
             Observed(jobs: schedule.jobs.count, heldHosts: Set(schedule.heldHosts.keys))
@@ -157,10 +157,7 @@ package final class TransferScheduler: Sendable {
             for action in before + actions { perform(action, in: &state, effects: &effects) }
             if !state.observers.isEmpty {
                 let now = state.observed
-                for observer in state.observers where observer.condition(now) {
-                    effects.calls.append { observer.continuation.resume() }
-                }
-                state.observers.removeAll { $0.condition(now) }
+                for observer in state.observers.satisfied(by: now) { effects.calls.append { observer.resume() } }
             }
             return result
         }
@@ -287,12 +284,9 @@ package final class TransferScheduler: Sendable {
     /// to be held back or the jobs to be gone instead of looking again and again.
     package func until(_ condition: @escaping @Sendable (Observed) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if condition(state.observed) { return true }
-                state.observers.append((condition, continuation))
-                return false
+            if state.withLock({ $0.observers.wait(for: condition, continuation, now: $0.observed) }) {
+                continuation.resume()
             }
-            if now { continuation.resume() }
         }
     }
 

@@ -134,9 +134,7 @@ private final class ReadSession: @unchecked Sendable {
             // uncached. The cache reported the failure once.
             finish()
             let info = try await engine.contentInfo()
-            let read = DirectRead(
-                url: engine.url, origin: engine.origin, info: info, from: position, to: end ?? info.length,
-                policy: engine.policy, clock: engine.environment.clock)
+            let read = DirectRead(fetcher: engine.fetcher, info: info, from: position, to: end ?? info.length)
             direct = read
             return try await next(from: read)
         } catch {

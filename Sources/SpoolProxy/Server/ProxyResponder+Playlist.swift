@@ -82,22 +82,11 @@ extension ProxyResponder {
     /// playlist that has ended is stored anew, so that later and offline plays get every segment.
     @Sendable
     private func fetchLivePlaylist(_ resource: Resource, origin: URL) async throws -> LivePlaylists.Copy {
-        let source = resource.origin ?? cache.configuration.origin
-        let known = source.canReadBeforeContentInfo ? nil : try await source.contentInfo(for: resource.url)
-        let wanted = known?.length ?? (Self.maximumPlaylistBytes + 1)
-        guard wanted > 0 else {
-            return LivePlaylists.Copy(data: Data(), info: known!, fetched: cache.clock.uptime)
+        let (info, data) = try await cache.readPastCache(resource, upTo: Self.maximumPlaylistBytes + 1)
+        guard info.length <= Self.maximumPlaylistBytes else {
+            throw SpoolError.invalidResponse("a live playlist of \(info.length) bytes")
         }
-        let response = try await source.read(OriginReadRequest(url: resource.url, range: 0..<wanted))
-        guard response.offset == 0, response.info.length <= Self.maximumPlaylistBytes else {
-            throw SpoolError.invalidResponse("a live playlist of \(response.info.length) bytes, or not from its start")
-        }
-        var data = Data()
-        for try await chunk in response.body {
-            data.append(chunk.prefix(Int(response.info.length) - data.count))
-            if data.count >= response.info.length { break }
-        }
-        guard data.count == response.info.length else {
+        guard data.count == info.length else {
             throw SpoolError.invalidResponse("a live playlist cut short at \(data.count) bytes")
         }
         let fetched = cache.clock.uptime
@@ -109,7 +98,7 @@ extension ProxyResponder {
                 return LivePlaylists.Copy(data: ended, info: stored, fetched: fetched)
             }
         }
-        return LivePlaylists.Copy(data: data, info: response.info, fetched: fetched)
+        return LivePlaylists.Copy(data: data, info: info, fetched: fetched)
     }
 
     /// `data` rewritten, with relative URIs resolved against the URL that served it. Notes the URIs left alone.

@@ -1,21 +1,21 @@
 import Foundation
 
-/// The rest of a read straight from the origin, uncached, for when the disk cannot take its bytes
-/// (`ByteStream`): with what the engine's requests have, so that a failing disk does not make a read fragile.
-/// A try's response head and body are timed by a `StallWatch`; a try that fails is sent again from the first
-/// byte not delivered, as `RetryBudget` decides; every response's version is checked against the bytes
-/// delivered so far.
+/// A read straight from the origin, past the cache, as a mode of the engine's fetch: its tries are the fetch
+/// runner's (`FetchRunner.watchedTry` and `send`: the same stall watch, link monitor and request accounting
+/// as every stored request), and only where the body goes differs: to the one reader, not to the disk. For
+/// the rest of a read when the disk cannot take its bytes (`ByteStream`), and for a live playlist's reload,
+/// which must not wait behind the copy being served.
 ///
-/// A try runs in a task of its own (the watch cancels it when the origin goes silent) and hands its body over
-/// through a `ChunkPipe`, so at most `FetchPolicy.readChunkSize` waits for a slow consumer. Used by one
-/// iterating task, one `next()` at a time.
+/// A try that fails is sent again from the first byte not delivered, as `RetryBudget` decides; every
+/// response's version is checked against the first one's. A try's body comes through a `ChunkPipe`, so at
+/// most `FetchPolicy.readChunkSize` waits for a slow consumer (the origin is held up meanwhile, and that wait
+/// is neither a stall nor the link's rate). Used by one iterating task, one `next()` at a time.
 final class DirectRead: @unchecked Sendable {
-    private let url: URL
-    private let origin: any Origin
-    private let info: ContentInfo
-    private let policy: FetchPolicy
-    private let clock: any SpoolClock
-    private let end: Int64
+    private let fetcher: FetchRunner
+    /// The version read: given, or the first response's.
+    private(set) var info: ContentInfo?
+    /// Where the read ends: given, or the resource's end once known.
+    private var end: Int64?
     /// The first byte not delivered yet.
     private var position: Int64
     private var retries: RetryBudget
@@ -23,28 +23,23 @@ final class DirectRead: @unchecked Sendable {
     /// Chunks taken from the running try and not delivered yet.
     private var ready: [Data] = []
 
-    /// One try: its task, the pipe its body comes through, and how it failed.
+    /// One try: its task, the pipe its body comes through, the version it found, and how it failed.
     private struct Try {
         let task: Task<Void, Never>
         let pipe: ChunkPipe
-        let failure: LockedBox<(any Error)?>
+        let outcome: LockedBox<(info: ContentInfo?, failure: (any Error)?)>
         /// Whether bytes came through it.
         var progressed = false
     }
 
-    /// A read of `position..<end` of the resource at `url`, whose version is `info`.
-    init(
-        url: URL, origin: any Origin, info: ContentInfo, from position: Int64, to end: Int64, policy: FetchPolicy,
-        clock: any SpoolClock
-    ) {
-        self.url = url
-        self.origin = origin
+    /// A read of `range` (to the resource's end when `nil` is its upper bound) of the resource `fetcher`
+    /// fetches, whose version is `info` (`nil`: whatever the origin answers first).
+    init(fetcher: FetchRunner, info: ContentInfo?, from position: Int64, to end: Int64?) {
+        self.fetcher = fetcher
         self.info = info
-        self.policy = policy
-        self.clock = clock
         self.position = position
-        self.end = end
-        retries = RetryBudget(startedAt: clock.uptime)
+        self.end = end ?? info?.length
+        retries = RetryBudget(startedAt: fetcher.environment.clock.uptime)
     }
 
     deinit {
@@ -54,13 +49,14 @@ final class DirectRead: @unchecked Sendable {
     /// The next chunk, or `nil` after the last byte; throws what ended the read (a failure the policy does not
     /// retry, a new version, cancellation).
     func next() async throws -> Data? {
+        let clock = fetcher.environment.clock
         while true {
             if !ready.isEmpty {
                 let chunk = ready.removeFirst()
                 position += Int64(chunk.count)
                 return chunk
             }
-            guard position < end else {
+            if let end, position >= end {
                 cancel()
                 return nil
             }
@@ -71,6 +67,10 @@ final class DirectRead: @unchecked Sendable {
                 attempt.pipe.stored()
                 attempt.progressed = true
                 running = attempt
+                if info == nil, let found = attempt.outcome.withLock({ $0.info }) {
+                    info = found
+                    end = end.map { min($0, found.length) } ?? found.length
+                }
                 ready = batch.filter { !$0.isEmpty }
                 continue
             }
@@ -78,13 +78,18 @@ final class DirectRead: @unchecked Sendable {
             running = nil
             attempt.task.cancel()
             try Task.checkCancellation()
-            guard position < end else { return nil }
+            let (found, failure) = attempt.outcome.withLock { ($0.info, $0.failure) }
+            if info == nil, let found {
+                info = found
+                end = end.map { min($0, found.length) } ?? found.length
+            }
+            if let end, position >= end { return nil }
             let error: any Error =
-                attempt.failure.withLock { $0 }
-                ?? SpoolError.truncatedBody(expected: end - position, received: 0)
+                failure ?? SpoolError.truncatedBody(expected: (end ?? position) - position, received: 0)
             if case SpoolError.resourceChanged = error { throw error }
             guard
-                let wait = retries.failed(error, progressed: attempt.progressed, at: clock.uptime, policy: policy)
+                let wait = retries.failed(
+                    error, progressed: attempt.progressed, at: clock.uptime, policy: fetcher.policy)
             else { throw error }
             try await clock.sleep(until: clock.uptime + wait)
         }
@@ -97,48 +102,77 @@ final class DirectRead: @unchecked Sendable {
         running = nil
     }
 
-    /// Sends a try for the bytes from `position`, in a task the watch cancels when the origin goes silent.
+    /// Sends a try for the bytes from `position` through the fetch runner, in a task its stall watch cancels
+    /// when the origin goes silent.
     private func startTry() -> Try {
-        let (url, origin, info, end, from) = (url, origin, info, end, position)
-        let pipe = ChunkPipe(start: from, limit: policy.readChunkSize)
-        let watch = StallWatch(timeout: policy.stallTimeout, clock: clock)
-        let failure = LockedBox<(any Error)?>(nil, rank: .leaf)
-        let task = Task {
-            defer { pipe.finish() }
-            do {
-                watch.arm()
-                let response = try await origin.read(
-                    OriginReadRequest(url: url, range: from..<end, validator: info.rangeValidator))
-                watch.touch()
-                guard !response.info.isDifferentVersion(from: info) else { throw SpoolError.resourceChanged }
-                guard response.offset <= from else {
-                    throw SpoolError.invalidResponse("the body starts at \(response.offset), not \(from)")
-                }
-                var offset = response.offset
-                for try await chunk in response.body {
-                    watch.touch()
-                    let chunkStart = offset
-                    offset += Int64(chunk.count)
-                    // An origin that ignored the range starts before the position: skip to it.
-                    let lower = chunk.startIndex + Int(max(0, from - chunkStart))
-                    let upper = chunk.startIndex + Int(min(Int64(chunk.count), end - chunkStart))
-                    if lower < upper {
-                        // Waiting for a slow consumer is not the origin's silence.
-                        watch.disarm()
-                        await pipe.push(chunk[lower..<upper])
+        let (fetcher, known, from) = (fetcher, info, position)
+        let end = end ?? .max
+        let (url, link, clock) = (fetcher.url, fetcher.environment.link, fetcher.environment.clock)
+        let pipe = ChunkPipe(start: from, limit: fetcher.policy.readChunkSize)
+        let outcome = LockedBox<(info: ContentInfo?, failure: (any Error)?)>((nil, nil), rank: .leaf)
+        let task = fetcher.watchedTry(
+            after: 0, ifCancelledWaiting: { pipe.finish() },
+            body: { watch in
+                defer { pipe.finish() }
+                var sending = false
+                do {
+                    var known = known
+                    if known == nil, !fetcher.origin.canReadBeforeContentInfo {
+                        // This origin reads only within a length it has told.
                         watch.arm()
+                        let found = try await fetcher.origin.contentInfo(for: url)
+                        watch.touch()
+                        outcome.withLock { $0.info = found }
+                        known = found
                     }
-                    if offset >= end { break }
-                    try Task.checkCancellation()
+                    let upper = min(end, known?.length ?? end)
+                    guard from < upper else { return watch.disarm() }
+                    sending = true
+                    let (response, sentAt) = try await fetcher.send(
+                        OriginReadRequest(url: url, range: from..<upper, validator: known?.rangeValidator), watch: watch
+                    )
+                    outcome.withLock { $0.info = response.info }
+                    if let known, response.info.isDifferentVersion(from: known) { throw SpoolError.resourceChanged }
+                    guard response.offset <= from else {
+                        throw SpoolError.invalidResponse("the body starts at \(response.offset), not \(from)")
+                    }
+                    let last = min(end, response.info.length)
+                    var offset = response.offset
+                    link.bodyStarted(url, at: clock.uptime)
+                    defer { link.bodyEnded(url, at: clock.uptime) }
+                    for try await chunk in response.body {
+                        watch.touch()
+                        link.received(chunk.count, from: url, at: clock.uptime)
+                        fetcher.environment.statistics.fetched(chunk.count)
+                        let chunkStart = offset
+                        offset += Int64(chunk.count)
+                        // An origin that ignored the range starts before the position: skip to it.
+                        let lower = chunk.startIndex + Int(max(0, from - chunkStart))
+                        let upper = chunk.startIndex + Int(max(0, min(Int64(chunk.count), last - chunkStart)))
+                        if lower < upper {
+                            // Waiting for a slow consumer is neither the origin's silence nor the link's rate.
+                            watch.disarm()
+                            link.bodyPaused(url, at: clock.uptime)
+                            await pipe.push(chunk[lower..<upper])
+                            link.bodyResumed(url, at: clock.uptime)
+                            watch.arm()
+                        }
+                        if offset >= last { break }
+                        try Task.checkCancellation()
+                    }
+                    watch.disarm()
+                    link.delivered(offset - response.offset, from: url, after: clock.uptime - sentAt)
+                    // A body read to its end leaves its connection open for the next request.
+                    let expected = response.offset == from ? last : response.info.length
+                    link.requestEnded(url, reusable: offset >= expected)
+                    sending = false
+                } catch {
+                    watch.disarm()
+                    if sending { link.requestEnded(url, reusable: false) }
+                    let explained = watch.explained(error)
+                    outcome.withLock { $0.failure = explained }
                 }
-                watch.disarm()
-            } catch {
-                watch.disarm()
-                let explained = watch.explained(error)
-                failure.withLock { $0 = explained }
-            }
-        }
-        watch.watch(task)
-        return Try(task: task, pipe: pipe, failure: failure)
+            })
+        return Try(task: task, pipe: pipe, outcome: outcome)
     }
 }

@@ -38,9 +38,10 @@ public final class SpoolCache: Sendable {
     public init(configuration: SpoolConfiguration = SpoolConfiguration()) throws {
         self.configuration = configuration
         gate = PlaybackGate(clock: configuration.clock)
+        var transferLimits = configuration.transferLimits
+        transferLimits.preloadBytes = configuration.preloadByteBudget.map { max(0, $0) } ?? transferLimits.preloadBytes
         transfers = TransferScheduler(
-            gate: gate, directory: configuration.directory, clock: configuration.clock,
-            limits: configuration.transferLimits)
+            gate: gate, directory: configuration.directory, clock: configuration.clock, limits: transferLimits)
         linkMonitor = LinkMonitor(clock: configuration.clock)
         store = try DiskStore(directory: configuration.directory)
         codec = try configuration.encryptionKey.map(SealedCodec.init(key:)) ?? ChecksumCodec()
@@ -117,16 +118,17 @@ public final class SpoolCache: Sendable {
     }
 
     /// Stores `span` of `resource` for `purpose` when the cache's transfer scheduler lets it run, and only
-    /// while `conditions` (if any) allow it; returns the span's bytes (to the resource's end at most), stored.
-    /// `progress` hears how many are stored, `waiting` what the transfer waits for.
+    /// while `conditions` (if any) allow it and `budget` (if any) is not spent; returns the span's bytes (to the
+    /// resource's end at most), stored. `progress` hears how many are stored, `waiting` what the transfer waits
+    /// for.
     package func transfer(
         _ resource: Resource, span: TransferSpan, purpose: TransferPurpose, conditions: TransferConditions? = nil,
         progress: @escaping @Sendable (_ stored: Int64, _ total: Int64) -> Void = { _, _ in },
-        waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
+        budget: TransferBudgetClaim? = nil, waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
     ) async throws -> Range<Int64> {
         try await transfers.fetch(
-            resource, span: span, purpose: purpose, conditions: conditions, in: self, progress: progress,
-            waiting: waiting)
+            resource, span: span, purpose: purpose, conditions: conditions, budget: budget, in: self,
+            progress: progress, waiting: waiting)
     }
 
     /// Caches `length` bytes (or to the end) of the resource at `url` from `offset` (see `prefetch` of a

@@ -24,6 +24,10 @@ public struct SpoolConfiguration: Sendable {
     package var clock: any SpoolClock
     /// How many transfers no player waits for run at once (`TransferScheduler`).
     package var transferLimits = TransferLimits()
+    /// The most bytes all of the cache's preloaders together keep preloaded for items their players have not
+    /// reached (each preloader's own is `PreloadConfiguration.byteBudget`): a preload starts only while they
+    /// hold less. `nil`, the default: only each preloader's window and targets bound them.
+    public var preloadByteBudget: Int64?
     /// Told about problems the cache handled on its own (full disk, damaged bytes, a wrong key).
     public var onProblem: (@Sendable (SpoolProblem) -> Void)?
 

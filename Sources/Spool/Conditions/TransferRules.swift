@@ -71,4 +71,7 @@ public enum TransferBlocker: String, Sendable, Hashable, CaseIterable, Codable {
     /// The origin could not be reached (refused, reset, no answer): a download tries again after a wait that
     /// grows from 2 s to 5 minutes, and at once when the device's network comes back.
     case originUnreachable
+    /// A preload waits: the bytes preloaded for items the player has not reached fill its byte budget
+    /// (`PreloadConfiguration.byteBudget`, `SpoolConfiguration.preloadByteBudget`) until the player reaches one.
+    case byteBudget
 }

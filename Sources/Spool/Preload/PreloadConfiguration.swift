@@ -36,12 +36,18 @@ public struct PreloadConfiguration: Sendable {
     public var variants: HLSVariantChoice
     /// When preloads may run, given the device's conditions (the preloader's `ConditionsSource`).
     public var rules: TransferRules
+    /// The most bytes this preloader (one per player) keeps preloaded for items its player has not reached: a
+    /// preload starts only while the items ahead hold less, nearest first, and the bytes of an item count no
+    /// more once the player reaches it or it leaves the window. The cache's transfer scheduler keeps it, with
+    /// the budget of all preloaders together (`SpoolConfiguration.preloadByteBudget`). `nil`, the default: the
+    /// window and the targets bound it.
+    public var byteBudget: Int64?
 
     /// A configuration; see the type's documentation for why the defaults are what they are.
     public init(
         itemsAhead: Int = 2, itemsBehind: Int = 1, target: PreloadTarget = .seconds(3),
         fallbackBytes: Int64 = 1_000_000, maximumConcurrentDownloads: Int = 2, waitsForCurrentItem: Bool = false,
-        variants: HLSVariantChoice = .first, rules: TransferRules = .preloads
+        variants: HLSVariantChoice = .first, rules: TransferRules = .preloads, byteBudget: Int64? = nil
     ) {
         self.itemsAhead = max(0, itemsAhead)
         self.itemsBehind = max(0, itemsBehind)
@@ -51,5 +57,6 @@ public struct PreloadConfiguration: Sendable {
         self.waitsForCurrentItem = waitsForCurrentItem
         self.variants = variants
         self.rules = rules
+        self.byteBudget = byteBudget.map { max(0, $0) }
     }
 }

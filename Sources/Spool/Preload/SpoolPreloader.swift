@@ -38,10 +38,18 @@ public final class SpoolPreloader: Sendable {
         var states: [String: PreloadState] = [:]
         var accounts: [String: ItemAccount] = [:]
         var totals = PreloadTotals()
+        /// The version of the latest report to the scheduler of what the items ahead hold.
+        var budgetReports = 0
     }
 
     private let state: LockedBox<State>
     private let subscribers = Subscribers<PreloadEvent>()
+    /// Whose preloads these are, for the scheduler's byte budgets.
+    private let budgetOwner = SpoolPreloader.owners.withLock { last in
+        last += 1
+        return last
+    }
+    private static let owners = LockedBox(0, rank: .leaf)
 
     /// A preloader into `cache`, under the conditions `conditions` reports (by default the system's).
     public init(
@@ -84,12 +92,17 @@ public final class SpoolPreloader: Sendable {
         subscribers.stream()
     }
 
+    deinit {
+        cache.transfers.forgetBudget(owner: budgetOwner)
+    }
+
     /// Cancels every download, waits for them to end, counts what they stored as played or wasted and ends
     /// the event streams. The preloader starts nothing after.
     public func stop() async {
         apply { $0.stop() }
         let running = state.withLock { Array($0.tasks.values) }
         for task in running { await task.value }
+        cache.transfers.forgetBudget(owner: budgetOwner)
         subscribers.finish()
     }
 
@@ -102,17 +115,36 @@ public final class SpoolPreloader: Sendable {
 
     /// `preload`, returning what was planned too: for the command line, which says what it stored.
     package func planAndPreload(_ item: PreloadItem) async throws -> (plan: PreloadPlan, bytes: Int64) {
-        let planner = PreloadPlanner(client: client, configuration: configuration)
-        let job = PreloadJob(client: client, planner: planner, onStored: { _, _ in }, onProgress: { _ in })
+        let planner = PreloadPlanner(client: client(), configuration: configuration)
+        let job = PreloadJob(client: client(), planner: planner, onStored: { _, _ in }, onProgress: { _ in })
         let plan = try await planner.plan(item)
         return (plan, try await job.download(plan))
     }
 
-    /// Where its transfers go: preloads, under its conditions.
-    private var client: TransferClient {
+    /// Where its transfers go: preloads, under its conditions, counted against its byte budget for `item`.
+    private func client(for item: String? = nil) -> TransferClient {
         TransferClient(
             cache: cache, purpose: .preload,
-            conditions: TransferConditions(source: conditions, rules: configuration.rules))
+            conditions: TransferConditions(source: conditions, rules: configuration.rules),
+            budget: item.map { TransferBudgetClaim(owner: budgetOwner, item: $0) })
+    }
+
+    /// Tells the scheduler what the items ahead of the player hold, when a byte budget applies. Outside the
+    /// lock (the scheduler calls back into the preloader); the version orders reports that race.
+    private func reportBudget() {
+        guard configuration.byteBudget != nil || cache.transfers.limits.preloadBytes != nil else { return }
+        let (ahead, version) = state.withLock { state -> ([String: Int64], Int) in
+            state.budgetReports += 1
+            guard let current = state.schedule.current else { return ([:], state.budgetReports) }
+            let items = state.schedule.items
+            var ahead: [String: Int64] = [:]
+            for (id, account) in state.accounts {
+                guard let index = items.firstIndex(where: { $0.id == id }), index > current else { continue }
+                ahead[id] = account.stored.values.reduce(0) { $0 + $1.byteCount }
+            }
+            return (ahead, state.budgetReports)
+        }
+        cache.transfers.budget(owner: budgetOwner, limit: configuration.byteBudget, ahead: ahead, version: version)
     }
 
     // MARK: Driving the schedule
@@ -124,6 +156,8 @@ public final class SpoolPreloader: Sendable {
             let actions = change(&state.schedule)
             for action in actions { perform(action, in: &state, events: &events) }
         }
+        // An item the user just reached counts against nothing now.
+        reportBudget()
         subscribers.yield(events)
     }
 
@@ -149,6 +183,9 @@ public final class SpoolPreloader: Sendable {
 
     private func download(_ item: PreloadItem) async {
         let id = item.id
+        // The item counts against the budget before its first transfer asks the scheduler.
+        reportBudget()
+        let client = client(for: id)
         let job = PreloadJob(
             client: client, planner: PreloadPlanner(client: client, configuration: configuration),
             onStored: { [weak self] key, ranges in self?.noteStored(id, key: key, ranges: ranges) },
@@ -180,6 +217,7 @@ public final class SpoolPreloader: Sendable {
             if newState == .cancelled || state.schedule.status[id] == nil { settle(id, in: &state) }
             for action in actions { perform(action, in: &state, events: &events) }
         }
+        reportBudget()
         subscribers.yield(events)
     }
 
@@ -201,6 +239,7 @@ public final class SpoolPreloader: Sendable {
             return isNew
         }
         if watch { cache.statisticsCounter.watch(key: key) }
+        if !ranges.isEmpty { reportBudget() }
     }
 
     private func report(_ id: String, _ progress: PreloadState) {

@@ -10,11 +10,17 @@ package struct TransferClient: Sendable {
     package let purpose: TransferPurpose
     /// The conditions its transfers run under; `nil`: any.
     package let conditions: TransferConditions?
+    /// The byte budget its transfers count against; `nil`: none.
+    package let budget: TransferBudgetClaim?
 
-    package init(cache: SpoolCache, purpose: TransferPurpose, conditions: TransferConditions? = nil) {
+    package init(
+        cache: SpoolCache, purpose: TransferPurpose, conditions: TransferConditions? = nil,
+        budget: TransferBudgetClaim? = nil
+    ) {
         self.cache = cache
         self.purpose = purpose
         self.conditions = conditions
+        self.budget = budget
     }
 
     /// Stores `span` of `resource` (see `SpoolCache.transfer`); returns its bytes, stored.
@@ -25,7 +31,8 @@ package struct TransferClient: Sendable {
         waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
     ) async throws -> Range<Int64> {
         try await cache.transfer(
-            resource, span: span, purpose: purpose, conditions: conditions, progress: progress, waiting: waiting)
+            resource, span: span, purpose: purpose, conditions: conditions, progress: progress, budget: budget,
+            waiting: waiting)
     }
 
     /// The bytes of `span` of `resource` (clipped to its end), stored first through the scheduler and then read

@@ -6,13 +6,17 @@ package struct TransferLimits: Sendable, Equatable {
     package var total: Int
     /// Jobs at once against one host.
     package var perHost: Int
+    /// The most bytes all preloaders together may hold for items their players have not reached
+    /// (`TransferSchedule+Budget`); `nil`: no shared limit.
+    package var preloadBytes: Int64?
 
     /// Six in all and four per host by default: against one host, downloads take at most two places (the
     /// download queue's two items), preloads three (the preloader's two items), and a player's read-ahead or
     /// an app's prefetch always finds one.
-    package init(total: Int = 6, perHost: Int = 4) {
+    package init(total: Int = 6, perHost: Int = 4, preloadBytes: Int64? = nil) {
         self.total = max(1, total)
         self.perHost = max(1, perHost)
+        self.preloadBytes = preloadBytes.map { max(0, $0) }
     }
 
     /// The places of `limit` that jobs of `purpose` and of later purposes may take together: all of them for

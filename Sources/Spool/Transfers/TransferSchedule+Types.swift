@@ -1,5 +1,19 @@
 /// The jobs, subscribers and actions of a `TransferSchedule`.
 extension TransferSchedule {
+    /// How long a host is held back when its origin says to come back later without saying when (5 s), and
+    /// at most, whatever it says (10 minutes).
+    static let holdWithoutRetryAfter: Double = 5
+    static let longestHold: Double = 600
+
+    /// The most times one job goes back to the queue for its origin's "come back later" before its
+    /// subscribers hear the failure.
+    static let maximumBackOffs = 5
+
+    /// The first wait before a download whose origin could not be reached tries again, and the longest: it
+    /// doubles from one to the other.
+    static let firstRetryWait: Double = 2
+    static let longestRetryWait: Double = 300
+
     enum Phase: Sendable, Equatable {
         case queued
         case running
@@ -31,6 +45,10 @@ extension TransferSchedule {
         let purpose: TransferPurpose
         /// The conditions group it runs under; `nil`: none (it may run whatever the device's conditions).
         let group: Int?
+        /// The byte budget it counts against, if any (`TransferSchedule+Budget`).
+        var budget: TransferBudgetClaim? = nil
+        /// Whether it heard that its job waits for a budget.
+        var toldBudgetWait = false
     }
 
     enum Action: Sendable, Equatable {

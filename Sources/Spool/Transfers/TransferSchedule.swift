@@ -29,6 +29,8 @@ struct TransferSchedule: Sendable {
     private(set) var watchingPlayback = false
     /// Hosts whose origin asked to be left alone for a while (`backOff`), by their latest hold.
     private(set) var heldHosts: [String: Int] = [:]
+    /// Each preloader's byte budget and what it holds (`TransferSchedule+Budget`).
+    var budgets: [Int: Budget] = [:]
     private var lastHold = 0
     private var lastJob = 0
     private var lastSubscriber = 0
@@ -40,7 +42,8 @@ struct TransferSchedule: Sendable {
     /// A feature wants `span` of the resource `key` (on `host`) for `purpose`, under the conditions of `group`
     /// (`nil`: none). Returns the new subscriber and what to do.
     mutating func submit(
-        key: String, host: String, span: TransferSpan, purpose: TransferPurpose, group: Int?
+        key: String, host: String, span: TransferSpan, purpose: TransferPurpose, group: Int?,
+        budget: TransferBudgetClaim? = nil
     ) -> (subscriber: Int, actions: [Action]) {
         var actions: [Action] = []
         if let group, groups[group] == nil {
@@ -68,7 +71,7 @@ struct TransferSchedule: Sendable {
             jobs[id] = Job(
                 id: id, key: key, host: host, span: span, subscribers: [subscriber], phase: .queued, purpose: purpose)
         }
-        subscribers[subscriber] = Subscriber(job: id, purpose: purpose, group: group)
+        subscribers[subscriber] = Subscriber(job: id, purpose: purpose, group: group, budget: budget)
         if let group, case .some(.some(let blockers)) = groups[group], !blockers.isEmpty,
             jobs[id]?.phase != .running
         {
@@ -137,10 +140,6 @@ struct TransferSchedule: Sendable {
         return actions + reconcile()
     }
 
-    /// The most times one job goes back to the queue for its origin's "come back later" before its
-    /// subscribers hear the failure.
-    static let maximumBackOffs = 5
-
     /// The job's run ended with its origin saying to come back later (a `429` or `503`, `RetryAfter`): the
     /// job goes back to the queue and nothing starts against its host for `seconds`. A job nobody wants any
     /// more, or told so `maximumBackOffs` times, ends as any job does.
@@ -155,11 +154,6 @@ struct TransferSchedule: Sendable {
         heldHosts[job.host] = lastHold
         return [.releaseHost(job.host, hold: lastHold, after: seconds)] + reconcile()
     }
-
-    /// The first wait before a download whose origin could not be reached tries again, and the longest: it
-    /// doubles from one to the other.
-    static let firstRetryWait: Double = 2
-    static let longestRetryWait: Double = 300
 
     /// The job's run ended because its origin could not be reached. A download waits and tries again (an
     /// offline-first app queues an album on the plane): after `firstRetryWait`, doubling up to
@@ -235,8 +229,10 @@ struct TransferSchedule: Sendable {
     /// The earliest purpose among the jobs that wait to run and may (their conditions allow them, their host is
     /// not held back): no job of a later purpose starts while one waits. `nil` when none waits.
     var earliestWaitingPurpose: TransferPurpose? {
-        jobs.values.filter { $0.phase == .queued && !$0.waitsToRetry && isAllowed($0) && heldHosts[$0.host] == nil }
-            .map(\.purpose).min()
+        jobs.values.filter {
+            $0.phase == .queued && !$0.waitsToRetry && isAllowed($0) && heldHosts[$0.host] == nil
+                && !isHeldByBudget($0)
+        }.map(\.purpose).min()
     }
 
     /// Whether some subscriber of `job` may run now: one without conditions, or whose group's forbid nothing.
@@ -256,7 +252,7 @@ struct TransferSchedule: Sendable {
     /// Starts what may start: by purpose, then in the order asked, each within its purpose's share of the
     /// limits (`TransferLimits.places(for:of:)`), so that a place is always left for an earlier purpose
     /// without stopping a running job (which would lose the bytes in flight and cost a request again).
-    private mutating func reconcile() -> [Action] {
+    mutating func reconcile() -> [Action] {
         let waiting = jobs.values.filter { $0.phase == .queued && !$0.waitsToRetry && isAllowed($0) }
             .sorted { ($0.purpose, $0.id) < ($1.purpose, $1.id) }
         guard !waiting.isEmpty else { return [] }
@@ -271,6 +267,14 @@ struct TransferSchedule: Sendable {
         var heldFrom: [String: TransferPurpose] = [:]
         var heldEverywhereFrom: TransferPurpose?
         for job in waiting where heldHosts[job.host] == nil {
+            // A spent budget holds back its own preloads only.
+            if isHeldByBudget(job) {
+                for id in job.subscribers.sorted() where subscribers[id]?.toldBudgetWait == false {
+                    subscribers[id]?.toldBudgetWait = true
+                    actions.append(.waiting(subscriber: id, [.byteBudget]))
+                }
+                continue
+            }
             if let held = heldEverywhereFrom ?? heldFrom[job.host], job.purpose >= held { continue }
             let busy = jobs.values.filter { $0.phase != .queued }
             let onHost = busy.filter { $0.host == job.host }

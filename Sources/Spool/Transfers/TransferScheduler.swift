@@ -48,6 +48,8 @@ package final class TransferScheduler: Sendable {
         var calls: [@Sendable () -> Void] = []
     }
 
+    /// How many jobs run at once, and the bytes all preloads may hold ahead of their players.
+    let limits: TransferLimits
     private let state: LockedBox<State>
     private let gate: PlaybackGate
     private let directory: URL
@@ -55,25 +57,22 @@ package final class TransferScheduler: Sendable {
     /// The jobs remembered in `started`.
     private static let startLogCapacity = 256
 
-    /// How long a host is held back when its origin says to come back later without saying when (5 s), and
-    /// at most, whatever it says (10 minutes).
-    static let holdWithoutRetryAfter: TimeInterval = 5
-    static let longestHold: TimeInterval = 600
-
     init(gate: PlaybackGate, directory: URL, clock: any SpoolClock, limits: TransferLimits = TransferLimits()) {
         self.gate = gate
         self.directory = directory
         self.clock = clock
+        self.limits = limits
         state = LockedBox(State(schedule: TransferSchedule(limits: limits)), rank: .transfers)
     }
 
     /// Stores `span` of `resource` in `cache` for `purpose`, when the schedule lets it run and only while
-    /// `conditions` (if any) allow it; returns the span's bytes, all stored. `progress` hears how many of them
+    /// `conditions` (if any) allow it and `budget` (if any) is not spent; returns the span's bytes, all stored. `progress` hears how many of them
     /// are stored as the job goes on, `waiting` what the job waits for. Cancelling the calling task leaves the
     /// job (which stops if nobody else wants it).
     func fetch(
         _ resource: Resource, span: TransferSpan, purpose: TransferPurpose, conditions: TransferConditions?,
-        in cache: SpoolCache, progress: @escaping @Sendable (_ stored: Int64, _ total: Int64) -> Void = { _, _ in },
+        budget: TransferBudgetClaim? = nil, in cache: SpoolCache,
+        progress: @escaping @Sendable (_ stored: Int64, _ total: Int64) -> Void = { _, _ in },
         waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
     ) async throws -> Range<Int64> {
         let registration = LockedBox<(subscriber: Int?, cancelled: Bool)>((nil, false))
@@ -84,7 +83,7 @@ package final class TransferScheduler: Sendable {
                 let subscriber = apply { state in
                     let group = conditions.map { Self.group(for: $0, in: &state) }
                     let (subscriber, actions) = state.schedule.submit(
-                        key: key, host: host, span: span, purpose: purpose, group: group)
+                        key: key, host: host, span: span, purpose: purpose, group: group, budget: budget)
                     state.waiters[subscriber] = Waiter(
                         continuation: continuation, progress: progress, waiting: waiting)
                     let job = state.schedule.subscribers[subscriber]!.job
@@ -166,7 +165,8 @@ package final class TransferScheduler: Sendable {
         return result
     }
 
-    private func change(_ change: (inout TransferSchedule) -> [TransferSchedule.Action]) {
+    /// Changes the schedule under the lock and performs what it returns: for events without a result.
+    func change(_ change: (inout TransferSchedule) -> [TransferSchedule.Action]) {
         apply { state in ((), change(&state.schedule)) }
     }
 
@@ -262,8 +262,8 @@ package final class TransferScheduler: Sendable {
             switch result {
             case .failure(let error) where RetryAfter(error) != nil:
                 // The origin said to come back later: the job waits in the queue, and its host is left alone.
-                let asked = RetryAfter(error)?.seconds ?? Self.holdWithoutRetryAfter
-                actions = state.schedule.backOff(id, for: min(max(0, asked), Self.longestHold))
+                let asked = RetryAfter(error)?.seconds ?? TransferSchedule.holdWithoutRetryAfter
+                actions = state.schedule.backOff(id, for: min(max(0, asked), TransferSchedule.longestHold))
             case .failure(SpoolError.network), .failure(SpoolError.timedOut):
                 actions = state.schedule.unreachable(id)
             default:

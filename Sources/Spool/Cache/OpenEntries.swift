@@ -13,6 +13,9 @@ final class OpenEntries: Sendable {
     private let engineCount = LockedBox(0)
     /// When the grace of each idle engine with a close scheduled ends (system uptime), by engine number.
     private let closeDeadlines = LockedBox<[Int: TimeInterval]>([:])
+    /// Engines taken out of use because another process removed their files, by engine number: each closes
+    /// once its last user leaves (`closeRemovedIfIdle`).
+    private let removedElsewhere = LockedBox<[Int: ResourceEngine]>([:])
     private let store: DiskStore
     private let evictor: Evictor
     private let clock: any SpoolClock
@@ -36,7 +39,10 @@ final class OpenEntries: Sendable {
 
     /// The engine of entry `key`, created if none is open, counted as used until `release`.
     func acquire(key: String, url: URL, origin: any Origin, environment: EngineEnvironment) -> ResourceEngine {
-        engines.withLock { engines in
+        var stale: ResourceEngine?
+        defer { if let stale { closeRemovedIfIdle(stale) } }
+        return engines.withLock { engines in
+            stale = takeOutIfRemovedElsewhere(key, from: &engines)
             let engine =
                 engines[key]
                 ?? ResourceEngine(
@@ -55,10 +61,35 @@ final class OpenEntries: Sendable {
     /// The engine of entry `key` and its content information, if one is open and knows it, counted as used
     /// until the engine's `lendStoredAndRelease` and then `released`; `nil` otherwise (nothing is created).
     func acquireIfKnown(key: String) -> (ResourceEngine, ContentInfo)? {
-        engines.withLock { engines in
+        var stale: ResourceEngine?
+        defer { if let stale { closeRemovedIfIdle(stale) } }
+        return engines.withLock { engines in
+            stale = takeOutIfRemovedElsewhere(key, from: &engines)
             guard let engine = engines[key], let info = engine.retainIfKnown() else { return nil }
             return (engine, info)
         }
+    }
+
+    /// Takes the open engine of `key` out of use if another process removed its files (`spool clear`, an
+    /// eviction that passed this process's lock by): the next read opens the entry anew and sees what is on
+    /// disk now, and the old engine closes once its readers are done, which frees the file's space. One
+    /// `fstat` of the open file per use; returns the engine taken out.
+    private func takeOutIfRemovedElsewhere(_ key: String, from engines: inout [String: ResourceEngine])
+        -> ResourceEngine?
+    {
+        guard let engine = engines[key], engine.wasRemovedElsewhere else { return nil }
+        engines[key] = nil
+        removedElsewhere.withLock { $0[engine.id] = engine }
+        return engine
+    }
+
+    /// Closes `engine`, taken out of use because its files were removed, if nobody uses it any more.
+    private func closeRemovedIfIdle(_ engine: ResourceEngine) {
+        // Out of the map, it gains no user: once idle, it stays so.
+        guard engine.isIdle, removedElsewhere.withLock({ $0.removeValue(forKey: engine.id) }) != nil else { return }
+        closeDeadlines.withLock { $0[engine.id] = nil }
+        engine.closeRemoved()
+        evictor.noteClosed(key: engine.key, record: nil)
     }
 
     /// After a use ended by the engine itself (`lendStoredAndRelease`): schedules its close if it is idle.
@@ -102,6 +133,7 @@ final class OpenEntries: Sendable {
 
     /// Closes engine `id` of entry `key` a moment after it went idle, unless it is used again meanwhile.
     private func closeIfIdle(key: String, id: Int) {
+        if let removed = removedElsewhere.withLock({ $0[id] }) { return closeRemovedIfIdle(removed) }
         // An idle entry stays open a moment: a player's next request for it (they come in bursts) then
         // finds its files open and its blocks already checked. The newest `idleLimit` stay at most
         // `idleGrace` seconds.

@@ -101,6 +101,23 @@ final class ResourceEngine: Sendable {
         closeFile()
     }
 
+    /// Whether the entry's data file was removed from under the open engine (another process cleared or
+    /// evicted it): the engine must serve nothing more from it (`OpenEntries` takes it out of use).
+    var wasRemovedElsewhere: Bool {
+        locked.withLock { $0.file?.data.isRemoved ?? false }
+    }
+
+    /// Closes an engine whose files another process removed, once idle: no record is written (it would
+    /// claim bytes of a file that is gone) and its checked blocks are not kept; the file's space is freed.
+    func closeRemoved() {
+        let file = locked.withLock { entry -> BlockFile? in
+            defer { entry.file = nil }
+            return entry.file
+        }
+        environment.checked.forget(key: key)
+        file?.close()
+    }
+
     /// `close`, blocking the caller: for a cache dropped without `close()`.
     func closeBlocking() {
         index.flushBlocking()

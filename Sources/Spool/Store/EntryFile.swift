@@ -81,6 +81,13 @@ final class EntryFile: @unchecked Sendable {
         ]
     }
 
+    /// Whether the file was removed from its directory while open (another process cleared or evicted the
+    /// entry): its bytes are no longer the cache's, and its space is freed only once it is closed.
+    var isRemoved: Bool {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && status.st_nlink == 0
+    }
+
     /// A new descriptor of the same open file, closed on exec, for a caller that sends bytes straight from it
     /// (`sendfile`) and closes it when done; it keeps the file readable even if the entry is removed meanwhile.
     func duplicateDescriptor() throws -> Int32 {

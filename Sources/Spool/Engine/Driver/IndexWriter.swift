@@ -63,6 +63,9 @@ struct IndexWriter: Sendable {
         var record = snapshot
         syncing?.synchronize()
         let file = context.locked.withLock { $0.file }
+        // The entry was removed while open (`spool clear` in another process): a record now would claim bytes
+        // of a file that is gone (the engine is taken out of use, `OpenEntries.acquire`).
+        if let file, file.data.isRemoved { return }
         // Other processes may fill the same entry: under a lock they respect, their claims are merged in
         // rather than overwritten.
         file?.lockRecord()

@@ -32,6 +32,8 @@ public final class SpoolCache: Sendable {
     private let keys: CacheKeys
     /// What the cache served, fetched and evicted (`statistics`).
     let statisticsCounter: StatisticsCounter
+    /// Told after `remove` and `removeAll`, at most one waiting (a download queue checks what it holds).
+    let removals = Subscribers<Void>(buffering: 1)
 
     /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
     /// reads the index records to apply them.
@@ -272,6 +274,7 @@ public final class SpoolCache: Sendable {
     public func remove(_ resource: Resource) async {
         let key = key(for: resource)
         await blocking { $0.remove(key: key) }
+        removals.yield([()])
     }
 
     /// Deletes the entry of the resource at `url`.
@@ -284,6 +287,7 @@ public final class SpoolCache: Sendable {
         await blocking { cache in
             for key in cache.knownKeys() { cache.remove(key: key) }
         }
+        removals.yield([()])
     }
 
     /// One entry's removal, on `BlockingIO`.

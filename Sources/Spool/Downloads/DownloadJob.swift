@@ -51,6 +51,17 @@ struct DownloadJob: Sendable {
         Set(await resources(of: request, in: cache).map { cache.key(for: Resource(url: $0)) })
     }
 
+    /// Whether what `request` downloaded is still stored whole: a file's every byte; an HLS stream's playlists
+    /// and every resource they name, as stored. Read from the index, with no origin request.
+    static func isStoredWhole(_ request: DownloadRequest, in cache: SpoolCache) async -> Bool {
+        let urls = await resources(of: request, in: cache)
+        guard urls.contains(request.url) else { return false }
+        for url in urls {
+            guard let entry = await cache.entry(for: url), entry.cachedBytes == entry.info.length else { return false }
+        }
+        return true
+    }
+
     /// Unpins and removes what `request` stored (it was removed from the queue), but for the resources whose
     /// keys are in `kept`: what the downloads still queued hold too (one track in two albums, a key or a
     /// segment two variants share).

@@ -60,6 +60,8 @@ public final class DownloadQueue: Sendable {
     private let file: DownloadQueueFile
     /// Where the queue is written down, one write after another.
     private let writes = BlockingIO.serialQueue(label: "Spool.DownloadQueue.writes")
+    /// Checks the completed downloads after each removal from the cache in this process, until `stop()`.
+    private let removalWatch = LockedBox<Task<Void, Never>?>(nil)
 
     /// Opens the download queue of `cache` (its directory's `downloads.json`) and goes on with what it holds.
     /// Throws `Failure.inUse` when another process runs it.
@@ -80,6 +82,34 @@ public final class DownloadQueue: Sendable {
                 schedule: DownloadSchedule(
                     entries: entries, maximumConcurrent: configuration.maximumConcurrentDownloads)))
         try await change { configuration.startsDownloads ? $0.start() : $0.stop() }
+        let removals = cache.removals.stream()
+        removalWatch.withLock { watch in
+            watch = Task { [weak self] in
+                for await _ in removals { try? await self?.checkStored() }
+            }
+        }
+        try await checkStored()
+    }
+
+    /// Checks the completed downloads against the cache: those whose bytes are no longer stored whole (`spool
+    /// rm` or `clear`, in this process or another; the system purging the cache directory) go back to the
+    /// queue and are downloaded again, which `items` and the events say (`queued`). Runs when the queue opens
+    /// and whenever the cache removes entries; call it before showing downloads as available offline when
+    /// another process may have changed the cache. Reads the index only.
+    public func checkStored() async throws {
+        let completed = state.withLock { state in
+            state.schedule.entries.filter { if case .completed = $0.phase { true } else { false } }.map(\.request)
+        }
+        var lost = Set<String>()
+        for request in completed where !(await DownloadJob.isStoredWhole(request, in: cache)) {
+            lost.insert(request.id)
+        }
+        guard !lost.isEmpty else { return }
+        try await change { $0.lost(lost) }
+    }
+
+    deinit {
+        removalWatch.withLock { $0 }?.cancel()
     }
 
     /// Adds a download at the end of the queue, and returns once the queue is written down. The same id again
@@ -131,6 +161,12 @@ public final class DownloadQueue: Sendable {
         try await BlockingIO.run { try DownloadQueueFile.read(in: directory) }.map { item($0, progress: [:]) }
     }
 
+    /// Whether what `request` downloaded is still stored whole in `cache` (from the index, no origin request):
+    /// for the command line's list of a queue no process runs.
+    package static func isStoredWhole(_ request: DownloadRequest, in cache: SpoolCache) async -> Bool {
+        await DownloadJob.isStoredWhole(request, in: cache)
+    }
+
     /// Every change of a download's state from now on, until `stop()` (or the consumer stops iterating).
     public func events() -> AsyncStream<DownloadEvent> {
         subscribers.stream()
@@ -140,6 +176,7 @@ public final class DownloadQueue: Sendable {
     /// for the next `DownloadQueue` on this cache, which may open once this returns. Ends the event streams;
     /// changes after it throw `Failure.stopped`.
     public func stop() async {
+        removalWatch.withLock { $0 }?.cancel()
         _ = try? await change { $0.stop() }
         // A task leaves `tasks` once its end is written down, so this waits for those writes too.
         let running = state.withLock { $0.tasks.values.map(\.task) }

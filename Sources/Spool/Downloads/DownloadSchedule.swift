@@ -148,6 +148,18 @@ struct DownloadSchedule: Sendable {
         return actions + reconcile()
     }
 
+    /// The completed items among `ids` are no longer stored whole (`spool rm` or `clear`, another process's, the
+    /// system purging the cache directory): they go back to the queue, to be downloaded again.
+    mutating func lost(_ ids: Set<String>) -> [Action] {
+        var changed = false
+        for index in entries.indices where ids.contains(entries[index].request.id) {
+            guard case .completed = entries[index].phase else { continue }
+            entries[index].phase = .queued
+            changed = true
+        }
+        return changed ? [.persist] + reconcile() : []
+    }
+
     /// Stops every task; nothing starts again. Running items stay queued in what is written down.
     mutating func stop() -> [Action] {
         stopped = true

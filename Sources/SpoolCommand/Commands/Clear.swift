@@ -11,7 +11,9 @@ struct Clear: AsyncParsableCommand {
     func run() async throws {
         let cache = try cacheOptions.openCache().cache
         let count = await cache.entries().count
+        let touched = await RemovedDownloads.touched(in: cacheOptions.directory, by: nil)
         await cache.removeAll()
         print("removed \(count) cached resource\(count == 1 ? "" : "s")")
+        await RemovedDownloads.report(touched, in: cacheOptions.directory)
     }
 }

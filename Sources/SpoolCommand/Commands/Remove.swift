@@ -17,7 +17,9 @@ struct Remove: AsyncParsableCommand {
         guard await cache.entry(for: url) != nil else {
             throw CommandFailure(message: "not cached: \(CacheKeyPolicy.displayURL(for: url))")
         }
+        let touched = await RemovedDownloads.touched(in: cacheOptions.directory, by: [url])
         await cache.remove(url)
         print("removed \(CacheKeyPolicy.displayURL(for: url))")
+        await RemovedDownloads.report(touched, in: cacheOptions.directory)
     }
 }

@@ -55,7 +55,8 @@ final class DownloadControl: Sendable {
         do {
             switch (method, isState) {
             case (.GET, _), (.HEAD, _):
-                break
+                // Another process may have removed a completed download's bytes (`spool rm`, `clear`).
+                try await queue.checkStored()
             case (.PUT, false):
                 let message = try ControlJSON.decode(DownloadAddMessage.self, from: body)
                 guard message.items.count <= Self.itemLimit else {

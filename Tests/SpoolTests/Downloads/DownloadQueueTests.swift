@@ -92,6 +92,48 @@ final class DownloadQueueTests: XCTestCase {
         await cache.close()
     }
 
+    /// The queue and the cache agree: a completed download whose bytes are removed (here, in this process; by
+    /// another, found when the queue checks) goes back to the queue, says so, and is downloaded again.
+    func testACompletedDownloadWhoseBytesAreRemovedGoesBackToTheQueueAndDownloadsAgain() async throws {
+        let setup = try setUp(items: 2, length: 300_000)
+        let cache = try setup.makeCache()
+        let queue = try await DownloadQueue(cache: cache, conditions: SettableConditions(availableDiskBytes: 1 << 40))
+        let events = queue.events()
+        try await queue.add(contentsOf: setup.urls.map { DownloadRequest(url: $0, id: $0.lastPathComponent) })
+        try await waitUntil(queue, events, "both completed", Self.allCompleted)
+        let requestsBefore = setup.origin.requestCount
+
+        // `spool rm` in this process: the queue hears of it from the cache.
+        let heard = queue.events()
+        await cache.remove(setup.urls[0])
+        // Its events: back to the queue, then (after downloading) completed.
+        let told = try await withinHangBound(seconds: 60) { () async -> [DownloadState?] in
+            var told: [DownloadState?] = []
+            for await event in heard where event.id == "0.mp3" {
+                told.append(event.state)
+                if told.contains(.queued), case .completed = event.state { break }
+            }
+            return told
+        }
+        XCTAssertEqual(told?.first(where: { $0 != .completed(bytes: 300_000) }), .queued, "\(told ?? [])")
+        XCTAssertEqual(told?.last, .completed(bytes: 300_000))
+        XCTAssertGreaterThan(setup.origin.requestCount, requestsBefore, "downloaded again")
+        let played = try await collect(cache.read(setup.urls[0]))
+        XCTAssertEqual(played, setup.bytes(0, length: 300_000))
+
+        // `spool clear` in another process: the queue finds it when it checks (serve does on every list).
+        let other = try setup.makeCache()
+        await other.removeAll()
+        await other.close()
+        try await queue.checkStored()
+        XCTAssertTrue(
+            queue.items.allSatisfy { $0.state != .completed(bytes: 300_000) },
+            "none is said to be available offline: \(queue.items.map(\.state))")
+        try await waitUntil(queue, events, "both completed again", Self.allCompleted)
+        await queue.stop()
+        await cache.close()
+    }
+
     func testAnAlbumDownloadsTwoAtATimeAndPlaysOfflineWithNoOriginRequest() async throws {
         let setup = try setUp(items: 6, length: 300_000)
         let cache = try setup.makeCache()

@@ -28,7 +28,14 @@ struct DownloadList: AsyncParsableCommand {
         guard !items.isEmpty else { return print("no downloads") }
         let cache = try cacheOptions.openCache().cache
         print(["ID", "STATE", "STORED", "TITLE", "URL"].joined(separator: "\t"))
-        for item in items {
+        for var item in items {
+            // A queue no process runs says what it was told: the bytes of a completed download may have gone
+            // since (`spool rm`, `clear`); the next run downloads it again.
+            var note = ""
+            if case .completed = item.state, !(await DownloadQueue.isStoredWhole(item.request, in: cache)) {
+                item.state = .queued
+                note = " (its bytes were removed from the cache: downloaded again by the next run)"
+            }
             // A file's own entry; an HLS stream's playlist only (its segments are many entries).
             let entry = await cache.entry(for: item.request.url)
             let stored = entry.map { entry in
@@ -40,7 +47,7 @@ struct DownloadList: AsyncParsableCommand {
             }
             print(
                 [
-                    item.request.id, DownloadPrinter.describe(item.state, exact: true), stored ?? "-",
+                    item.request.id, DownloadPrinter.describe(item.state, exact: true) + note, stored ?? "-",
                     item.request.title ?? "-", CacheKeyPolicy.displayURL(for: item.request.url),
                 ].joined(separator: "\t"))
         }

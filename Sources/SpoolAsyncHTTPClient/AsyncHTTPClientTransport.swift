@@ -63,7 +63,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             response = try await client.execute(HTTPClientRequest(request, url: url), timeout: timeout)
         } catch {
-            throw TransportErrors.spoolError(error, url: url)
+            throw await CertificateDiagnosis.refined(TransportErrors.spoolError(error, url: url), url: url)
         }
         var fields: [String: String] = [:]
         for (name, value) in response.headers {

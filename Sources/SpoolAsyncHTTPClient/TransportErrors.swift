@@ -23,7 +23,7 @@ enum TransportErrors {
         if error is CancellationError || error is SpoolError { return error }
         if let clientError = error as? HTTPClientError {
             if clientError == .cancelled { return CancellationError() }
-            if timeouts.contains(clientError) { return SpoolError.timedOut }
+            if timeouts.contains(clientError) { return SpoolError.timedOut(server: NetworkFailure.authority(of: url)) }
             if clientError == .remoteConnectionClosed { return NetworkFailure.error(.reset, url: url) }
         }
         return NetworkFailure.error(kind(of: error), url: url)

@@ -220,7 +220,12 @@ class HTTPOriginTests: XCTestCase {
         do {
             _ = try await fixture.makeHTTPOrigin(timeout: 1).contentInfo(for: fixture.url)
             XCTFail("an origin that never answers must time out")
-        } catch SpoolError.timedOut {}
+        } catch let error as SpoolError {
+            // It names the server that went silent, as every network failure does.
+            let server = "127.0.0.1:\(fixture.url.port ?? 0)"
+            XCTAssertEqual(error, .timedOut(server: server))
+            XCTAssertTrue(error.description.hasPrefix("\(server) sent nothing in time"), error.description)
+        }
     }
 
     func testStalledBodyTimesOut() async throws {
@@ -232,7 +237,9 @@ class HTTPOriginTests: XCTestCase {
         do {
             for try await chunk in response.body { received.append(chunk) }
             XCTFail("a body that stalls must time out")
-        } catch SpoolError.timedOut {}
+        } catch SpoolError.timedOut(let server) {
+            XCTAssertEqual(server, "127.0.0.1:\(fixture.url.port ?? 0)")
+        }
         XCTAssertEqual(received, fixture.bytes(0..<30_000))
     }
 

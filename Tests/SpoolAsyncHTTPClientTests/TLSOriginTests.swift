@@ -130,12 +130,37 @@ final class TLSOriginTests: XCTestCase {
             XCTAssertTrue(
                 "\(error)".hasPrefix(
                     "network error: TLS with \(url.host!):\(url.port!) failed: the server's certificate "
-                        + "is not trusted"), "\(error)")
+                        + "is signed by an authority not trusted here"), "\(error)")
         }
         let storedRanges = await cache.cachedRanges(for: Resource(url: url))
         XCTAssertEqual(storedRanges.byteCount, 0)
         await cache.close()
         await transport.shutdown()
         withExtendedLifetime(other) {}
+    }
+
+    /// Each certificate a client must refuse fails the read with the reason in the message: one for another
+    /// host name, one that expired.
+    func testACertificateForAnotherNameOrExpiredFailsSayingWhy() async throws {
+        let cases: [(authority: TestCertificateAuthority, says: String)] = [
+            (try TestCertificateAuthority(serverNames: ["DNS:cdn.example"]), "is for another host name"),
+            (try TestCertificateAuthority(serverDays: -1), "has expired"),
+        ]
+        for (authority, says) in cases {
+            let (nginx, _) = try serve(NginxTLS(authority: authority))
+            let url = nginx.url(for: "a.mp4")
+            let (cache, transport) = try cache(trusting: [authority.certificateFile])
+            do {
+                _ = try await collect(cache.read(url, from: 0, length: 1000))
+                XCTFail("read from an origin whose certificate must be refused (\(says))")
+            } catch let error as SpoolError {
+                print("[tls] \(error)")
+                XCTAssertTrue(
+                    "\(error)".hasPrefix("network error: TLS with \(url.host!):\(url.port!) failed: "), "\(error)")
+                XCTAssertTrue("\(error)".contains(says), "\(error)")
+            }
+            await cache.close()
+            await transport.shutdown()
+        }
     }
 }

@@ -206,7 +206,7 @@ package struct FetchPolicy: Sendable, Hashable {
     /// (`SpoolError.timedOut`: a stall, no answer) for as long as the silence is shorter than `outageTolerance`.
     func retries(after error: any Error, failuresInARow: Int, silentFor silence: TimeInterval) -> Bool {
         guard let failure = error as? SpoolError, failure.isTransient else { return false }
-        return failuresInARow <= retryLimit || (failure == .timedOut && silence < outageTolerance)
+        return failuresInARow <= retryLimit || (failure.isTimeout && silence < outageTolerance)
     }
 
     /// The longest `Retry-After` a request waits for before it is sent again: 2 s, a moment a player rides out

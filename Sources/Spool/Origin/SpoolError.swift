@@ -10,8 +10,9 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     case httpStatus(Int, retryAfter: String? = nil, authenticate: String? = nil)
     /// The origin could not be reached or the transfer broke off (the underlying error's description).
     case network(String)
-    /// The origin sent nothing for longer than the origin's timeout.
-    case timedOut
+    /// The origin sent nothing for longer than the timeout: no response head, or no more body bytes; `server`
+    /// is its `HOST:PORT` where known.
+    case timedOut(server: String? = nil)
     /// The origin's answer contradicts the request or itself (a wrong `Content-Range`, no length).
     case invalidResponse(String)
     /// The body ended before the bytes the origin announced.
@@ -32,7 +33,10 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedScheme(let scheme): "unsupported URL scheme '\(scheme)' (only http and https)"
         case .httpStatus(let status, _, _): "origin answered HTTP \(status)"
         case .network(let reason): "network error: \(reason)"
-        case .timedOut: "the origin did not answer in time"
+        case .timedOut(let server?):
+            "\(server) sent nothing in time (is the network up? the server may be overloaded; the read is tried again "
+                + "while the silence is short)"
+        case .timedOut(nil): "the origin did not answer in time"
         case .invalidResponse(let reason): "invalid origin response: \(reason)"
         case .truncatedBody(let expected, let received):
             "origin body ended after \(received) of \(expected) bytes"
@@ -42,6 +46,11 @@ public enum SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notCached: "not cached, and the origin is unavailable"
         case .storage(let reason): "cache storage error: \(reason)"
         }
+    }
+
+    /// Whether the origin went silent (`timedOut`), whichever server.
+    var isTimeout: Bool {
+        if case .timedOut = self { true } else { false }
     }
 
     /// Whether trying the same request again may succeed: network failures, short bodies and 5xx answers.

@@ -12,9 +12,10 @@ public final class TestCertificateAuthority: Sendable {
     public let serverKeyFile: URL
     private let directory: URL
 
-    /// Makes the authority and the server certificate (P-256 keys, valid two days). Throws when openssl is
-    /// missing or fails.
-    public init() throws {
+    /// Makes the authority and the server certificate (P-256 keys): by default for `127.0.0.1` and `localhost`,
+    /// valid two days; `serverNames` (`subjectAltName` entries, like `DNS:cdn.example`) and `serverDays` (-1:
+    /// expired yesterday) make the certificates a client must refuse. Throws when openssl is missing or fails.
+    public init(serverNames: [String] = ["IP:127.0.0.1", "DNS:localhost"], serverDays: Int = 2) throws {
         guard let openssl = ExternalCommand(named: "openssl") else {
             throw ExternalCommand.Failure(description: "openssl is not installed (Debian's openssl package)")
         }
@@ -32,7 +33,7 @@ public final class TestCertificateAuthority: Sendable {
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature
             extendedKeyUsage = serverAuth
-            subjectAltName = IP:127.0.0.1, DNS:localhost
+            subjectAltName = \(serverNames.joined(separator: ", "))
 
             """.utf8
         ).write(to: extensions)
@@ -45,7 +46,7 @@ public final class TestCertificateAuthority: Sendable {
             ["req"] + key + ["-keyout", serverKeyFile.path, "-out", request.path, "-subj", "/CN=127.0.0.1"],
             [
                 "x509", "-req", "-in", request.path, "-CA", certificateFile.path, "-CAkey", caKey.path,
-                "-CAcreateserial", "-out", serverCertificateFile.path, "-days", "2", "-extfile", extensions.path,
+                "-CAcreateserial", "-out", serverCertificateFile.path, "-days", "\(serverDays)", "-extfile", extensions.path,
             ],
         ]
         for step in steps {

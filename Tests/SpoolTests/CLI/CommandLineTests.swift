@@ -185,6 +185,29 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// A name that does not resolve, asked in a network namespace of its own (`unshare -n`: only a loopback
+    /// that is down), so that the lookup leaves the machine for no DNS server.
+    func testAHostNameThatDoesNotResolveIsNamed() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+            throw XCTSkip("SKIPPED, NOT PASSED: no unshare (util-linux)")
+        }
+        var runner = try CommandRunner()
+        let spool = runner.executable.path
+        runner = CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/unshare"))
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("spool-dns-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let probe = try runner.run(["-n", "true"], timeout: 30)
+        guard probe.status == 0 else {
+            throw XCTSkip("SKIPPED, NOT PASSED: cannot make a network namespace here (\(probe.stderr))")
+        }
+        let result = try runner.run(["-n", spool, "get", "http://nothing.invalid/x.mp3", "--cache", cache.path])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(
+            result.stderr.hasPrefix(
+                "spool: network error: cannot resolve nothing.invalid: no such host (check the name and the network)"),
+            result.stderr)
+    }
+
     #if os(Linux)
     // `simulate` needs the AVFoundation stand-in, which exists on Linux only.
     func testSimulateReplaysEveryRecordedTrace() throws {

@@ -87,8 +87,8 @@ final class DiscoveryStateTests: XCTestCase {
             ("a transient failure is retried", SpoolError.network("reset"), 0, 100.1, .retry(after: 0.1)),
             ("the second waits twice as long", SpoolError.network("reset"), 1, 100.3, .retry(after: 0.2)),
             ("past the retry limit it fails", SpoolError.network("reset"), 2, 101, .fail),
-            ("a silent link is retried within the outage tolerance", SpoolError.timedOut, 5, 110, .retry(after: 0.5)),
-            ("and fails past it", SpoolError.timedOut, 5, 113, .fail),
+            ("a silent link is retried within the outage tolerance", SpoolError.timedOut(), 5, 110, .retry(after: 0.5)),
+            ("and fails past it", SpoolError.timedOut(), 5, 113, .fail),
             (
                 "past the end: the origin's own call", SpoolError.rangeNotSatisfiable(requested: 0, length: 0), 0, 100,
                 .askOrigin
@@ -102,7 +102,7 @@ final class DiscoveryStateTests: XCTestCase {
         ]
         for row in rows {
             var state = state(discovering: discovery())
-            for _ in 0..<row.failuresBefore { _ = state.discoveryFailed(SpoolError.timedOut, at: 100) }
+            for _ in 0..<row.failuresBefore { _ = state.discoveryFailed(SpoolError.timedOut(), at: 100) }
             let round = state.discovery.round
             let action = state.discoveryFailed(row.error, at: row.now)
             XCTAssertEqual(kind(action), row.expected, row.name)

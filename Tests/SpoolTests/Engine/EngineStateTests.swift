@@ -105,10 +105,10 @@ final class EngineStateTests: XCTestCase {
             (
                 "a silent link is waited out for outageTolerance since the last byte, however many tries",
                 [
-                    (SpoolError.timedOut, false, 2), (SpoolError.timedOut, false, 4.1),
-                    (SpoolError.timedOut, false, 6.6),
-                    (SpoolError.timedOut, false, 9.1), (SpoolError.timedOut, false, 11.6),
-                    (SpoolError.timedOut, false, 14.1),
+                    (SpoolError.timedOut(), false, 2), (SpoolError.timedOut(), false, 4.1),
+                    (SpoolError.timedOut(), false, 6.6),
+                    (SpoolError.timedOut(), false, 9.1), (SpoolError.timedOut(), false, 11.6),
+                    (SpoolError.timedOut(), false, 14.1),
                 ],
                 [
                     .retry(after: 0.1), .retry(after: 0.2), .retry(after: 0.4), .retry(after: 0.5), .retry(after: 0.5),

@@ -142,8 +142,8 @@ final class ReadAheadTests: XCTestCase {
             ("a dropped connection, within the limit", SpoolError.network("reset"), 3, 0, true),
             ("a dropped connection, past the limit", SpoolError.network("reset"), 4, 0, false),
             ("an error status past the limit, however short", SpoolError.httpStatus(503), 4, 0.1, false),
-            ("a silent link past the limit, within the tolerance", SpoolError.timedOut, 20, 11, true),
-            ("a silent link past the tolerance", SpoolError.timedOut, 20, 12, false),
+            ("a silent link past the limit, within the tolerance", SpoolError.timedOut(), 20, 11, true),
+            ("a silent link past the tolerance", SpoolError.timedOut(), 20, 12, false),
             ("not transient", SpoolError.httpStatus(404), 1, 0, false),
             ("not the origin's: cancelled", CancellationError(), 1, 0, false),
         ]

@@ -38,10 +38,10 @@ final class RetryBudgetTests: XCTestCase {
             (
                 "a silent link is retried within the outage tolerance since the last byte",
                 [
-                    Failure(error: SpoolError.timedOut, progressed: false, at: 3, expected: 0.1),
-                    Failure(error: SpoolError.timedOut, progressed: false, at: 6, expected: 0.2),
-                    Failure(error: SpoolError.timedOut, progressed: false, at: 9.9, expected: 0.4),
-                    Failure(error: SpoolError.timedOut, progressed: false, at: 10, expected: nil),
+                    Failure(error: SpoolError.timedOut(), progressed: false, at: 3, expected: 0.1),
+                    Failure(error: SpoolError.timedOut(), progressed: false, at: 6, expected: 0.2),
+                    Failure(error: SpoolError.timedOut(), progressed: false, at: 9.9, expected: 0.4),
+                    Failure(error: SpoolError.timedOut(), progressed: false, at: 10, expected: nil),
                 ]
             ),
             (
@@ -71,9 +71,9 @@ final class RetryBudgetTests: XCTestCase {
             var budget = RetryBudget(startedAt: 0)
             if restarted { budget.restart(at: 100) }
             // Within the retry limit, the count decides; past it, the silence since the (re)start.
-            XCTAssertEqual(budget.failed(SpoolError.timedOut, progressed: false, at: 101, policy: policy), 0.1)
-            XCTAssertEqual(budget.failed(SpoolError.timedOut, progressed: false, at: 102, policy: policy), 0.2)
-            let third = budget.failed(SpoolError.timedOut, progressed: false, at: 103, policy: policy)
+            XCTAssertEqual(budget.failed(SpoolError.timedOut(), progressed: false, at: 101, policy: policy), 0.1)
+            XCTAssertEqual(budget.failed(SpoolError.timedOut(), progressed: false, at: 102, policy: policy), 0.2)
+            let third = budget.failed(SpoolError.timedOut(), progressed: false, at: 103, policy: policy)
             XCTAssertEqual(third, restarted ? 0.4 : nil, "restarted: \(restarted)")
         }
     }

@@ -43,6 +43,19 @@ final class StallTests: XCTestCase {
         await cache.close()
     }
 
+    func testASilenceBeyondTheOutageToleranceFailsTheReadNamingTheServer() async throws {
+        let fixture = try HTTPFixture(test: self, length: 400_000)
+        // Every response stops after 50 KB, and its connection stays open, silent.
+        fixture.origin.behaviour.stallAfterBytes = 50_000
+        let policy = FetchPolicy(retryLimit: 0, stallTimeout: 0.2, outageTolerance: 0)
+        let cache = try fixture.makeCache(policy: policy, originTimeout: 3600)
+        let read = try await withinHangBound { await collectUntilFailure(cache.read(fixture.url)) }
+        let (_, error) = try XCTUnwrap(read)
+        let server = "127.0.0.1:\(fixture.url.port ?? 0)"
+        XCTAssertEqual(error as? SpoolError, .timedOut(server: server), "the engine's stall watch names the server")
+        await cache.close()
+    }
+
     func testARefusedConnectionFailsTheReadWithoutWaitingOutAnOutage() async throws {
         let closed = try TestOrigin()
         let url = closed.url(for: "/gone.mp3")

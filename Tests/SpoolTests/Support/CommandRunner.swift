@@ -18,7 +18,12 @@ struct CommandRunner {
         executable = try SpoolExecutable.url()
     }
 
-    /// Runs `spool arguments…`, waiting at most `timeout` seconds.
+    /// Runs `executable` instead (a wrapper such as `unshare` that runs `spool` itself).
+    init(executable: URL) {
+        self.executable = executable
+    }
+
+    /// Runs `executable arguments…`, waiting at most `timeout` seconds.
     func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> Output {
         let process = Process()
         process.executableURL = executable

@@ -40,7 +40,7 @@ struct FetchRunner: Sendable {
         let (link, url) = (environment.link, url)
         let watch = StallWatch(
             timeout: policy.stallTimeout, clock: environment.clock, busyLinkTimeout: policy.busyLinkStallTimeout,
-            hostAnswered: { link.lastAnswer(for: url) })
+            hostAnswered: { link.lastAnswer(for: url) }, server: NetworkFailure.authority(of: url))
         let task = Task {
             if delay > 0 {
                 do { try await environment.clock.sleep(until: environment.clock.uptime + delay) } catch {
@@ -203,7 +203,7 @@ struct FetchRunner: Sendable {
             // The storing side's end: what it reached, or its failure, which comes first.
             let reached = try await group.next() ?? response.offset
             switch watch.stop {
-            case .stalled?: throw SpoolError.timedOut
+            case .stalled?: throw SpoolError.timedOut(server: NetworkFailure.authority(of: url))
             case .bodyNotNeeded?: return reached
             case nil:
                 if let failure { throw failure }

@@ -33,6 +33,8 @@ final class StallWatch: Sendable {
     /// The longest silence allowed while the host answers other requests.
     private let busyLinkTimeout: TimeInterval
     private let clock: any SpoolClock
+    /// The watched server's `HOST:PORT`, for the timeout's message.
+    private let server: String?
     private let state: LockedBox<State>
     /// One queue for every watch's timer: it only reads a time and cancels a task.
     private static let queue = DispatchQueue(label: "Spool.StallWatch")
@@ -45,8 +47,9 @@ final class StallWatch: Sendable {
     /// stalls repeated until the reads failed.
     init(
         timeout: TimeInterval, clock: any SpoolClock = SystemClock(), busyLinkTimeout: TimeInterval? = nil,
-        hostAnswered: @escaping @Sendable () -> TimeInterval? = { nil }
+        hostAnswered: @escaping @Sendable () -> TimeInterval? = { nil }, server: String? = nil
     ) {
+        self.server = server
         self.timeout = max(0, timeout)
         self.busyLinkTimeout = max(self.timeout, busyLinkTimeout ?? self.timeout)
         self.hostAnswered = hostAnswered
@@ -99,7 +102,7 @@ final class StallWatch: Sendable {
     /// What `error`, which ended the try, means: `SpoolError.timedOut` when the watch cancelled it as stalled
     /// (the cancellation surfaces as whatever the transport throws), otherwise `error` itself.
     func explained(_ error: any Error) -> any Error {
-        stop == .stalled ? SpoolError.timedOut : error
+        stop == .stalled ? SpoolError.timedOut(server: server) : error
     }
 
     private func end(_ reason: Stop) {

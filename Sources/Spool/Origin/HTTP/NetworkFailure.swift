@@ -49,6 +49,29 @@ package enum NetworkFailure {
     package static let untrustedCertificate =
         "the server's certificate is not trusted (an unknown authority, or expired or not yet valid; "
         + "a private authority can be trusted with --ca-file or the transport's trust roots)"
+    /// The reason given for a certificate signed by an authority nobody here trusts.
+    package static let unknownAuthority =
+        "the server's certificate is signed by an authority not trusted here (a private authority can be trusted "
+        + "with --ca-file or the transport's trust roots)"
+
+    /// The reason given for a certificate past its end (`on`: the day it ended, where known).
+    package static func expiredCertificate(on day: Date? = nil) -> String {
+        "the server's certificate has expired\(day.map { " (on \(Self.day($0)))" } ?? ""): the server must renew it, "
+            + "unless the device's clock is wrong"
+    }
+
+    /// The reason given for a certificate before its start (`from`: the day it starts, where known).
+    package static func certificateNotYetValid(from day: Date? = nil) -> String {
+        "the server's certificate is not valid yet\(day.map { " (from \(Self.day($0)))" } ?? ""): is the device's "
+            + "clock right?"
+    }
+
+    private static func day(_ date: Date) -> String {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withFullDate]
+        return format.string(from: date)
+    }
+
     /// The reason given for a certificate issued for another name.
     package static let certificateForAnotherHost = "the server's certificate is for another host name"
 }

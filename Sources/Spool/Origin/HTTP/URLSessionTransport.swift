@@ -142,7 +142,7 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         guard let urlError = error as? URLError else { return SpoolError.network(error.localizedDescription) }
         switch urlError.code {
         case .cancelled: return CancellationError()
-        case .timedOut: return SpoolError.timedOut
+        case .timedOut: return SpoolError.timedOut(server: url.map(NetworkFailure.authority(of:)))
         default: break
         }
         guard let url else { return SpoolError.network(error.localizedDescription) }
@@ -152,9 +152,10 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
             case .networkConnectionLost: .reset
             case .cannotFindHost, .dnsLookupFailed: .unknownHost
             case .notConnectedToInternet: .offline
-            case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
-                .serverCertificateNotYetValid:
-                .tls(NetworkFailure.untrustedCertificate)
+            case .serverCertificateHasUnknownRoot: .tls(NetworkFailure.unknownAuthority)
+            case .serverCertificateHasBadDate: .tls(NetworkFailure.expiredCertificate())
+            case .serverCertificateNotYetValid: .tls(NetworkFailure.certificateNotYetValid())
+            case .serverCertificateUntrusted: .tls(NetworkFailure.untrustedCertificate)
             case .secureConnectionFailed: .tls(urlError.localizedDescription)
             default: .other(urlError.localizedDescription)
             }

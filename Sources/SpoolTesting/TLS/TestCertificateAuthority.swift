@@ -46,7 +46,8 @@ public final class TestCertificateAuthority: Sendable {
             ["req"] + key + ["-keyout", serverKeyFile.path, "-out", request.path, "-subj", "/CN=127.0.0.1"],
             [
                 "x509", "-req", "-in", request.path, "-CA", certificateFile.path, "-CAkey", caKey.path,
-                "-CAcreateserial", "-out", serverCertificateFile.path, "-days", "\(serverDays)", "-extfile", extensions.path,
+                "-CAcreateserial", "-out", serverCertificateFile.path, "-days", "\(serverDays)", "-extfile",
+                extensions.path,
             ],
         ]
         for step in steps {

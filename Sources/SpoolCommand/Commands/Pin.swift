@@ -36,14 +36,18 @@ struct Pin: AsyncParsableCommand {
         try await withWritableCache(cacheOptions, headers: headers, limits: limitOptions) { cache in
             // Before anything asks for the content information, which brings (and caches) the first bytes.
             let cachedBefore = await cache.cachedRanges(for: Resource(url: url)).byteCount
+            // What crosses the network, counted where it arrives (an origin that ignores ranges sends more).
+            let fetchedBefore = await cache.statistics.bytesFetched
             let streams = HLSPinning(cache: cache)
             if try await streams.isPlaylist(url) {
                 try await pinStream(url, choice: choice ?? .highest, with: streams)
+                let fetched = await cache.statistics.bytesFetched - fetchedBefore
+                FileHandle.standardError.write(Data("\(ByteCountText.format(fetched)) from the origin\n".utf8))
             } else {
                 guard choice == nil else {
                     throw CommandFailure(message: "--bandwidth, --resolution and --all-variants are for HLS playlists")
                 }
-                try await pin(url, in: cache, cachedBefore: cachedBefore)
+                try await pin(url, in: cache, cachedBefore: cachedBefore, fetchedBefore: fetchedBefore)
             }
         }
     }
@@ -91,7 +95,7 @@ struct Pin: AsyncParsableCommand {
                     + "\(ByteCountText.format(summary.bytes)); media playlists: \(playlists)\n").utf8))
     }
 
-    private func pin(_ url: URL, in cache: SpoolCache, cachedBefore: Int64) async throws {
+    private func pin(_ url: URL, in cache: SpoolCache, cachedBefore: Int64, fetchedBefore: Int64) async throws {
         let resource = Resource(url: url)
         let info = try await cache.contentInfo(for: resource)
         // `pin` reports no progress of its own: watch the cached bytes grow while it runs.
@@ -117,10 +121,11 @@ struct Pin: AsyncParsableCommand {
         guard cached >= info.length else {
             throw CommandFailure(message: "pinned, but only \(cached) of \(info.length) bytes are cached")
         }
+        let fetched = await cache.statistics.bytesFetched - fetchedBefore
         FileHandle.standardError.write(
             Data(
                 ("pinned \(ByteCountText.format(info.length)) of \(CacheKeyPolicy.displayURL(for: url)): "
-                    + "\(ByteCountText.format(info.length - cachedBefore)) from the origin, "
+                    + "\(ByteCountText.format(fetched)) from the origin, "
                     + "\(ByteCountText.format(cachedBefore)) from the cache\n").utf8))
     }
 }

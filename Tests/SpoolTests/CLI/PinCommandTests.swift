@@ -54,6 +54,26 @@ final class PinCommandTests: XCTestCase {
         XCTAssertTrue(try Data(contentsOf: output) == fixture.bytes(0..<3_000_000), "a pinned resource plays offline")
     }
 
+    /// The summary's network figure is what crossed the network: from an origin that ignores ranges, pinning
+    /// the rest of a file takes the whole body (what the first half cost before is not counted again).
+    func testPinSaysWhatCrossedTheNetworkFromAnOriginThatIgnoresRanges() async throws {
+        let fixture = try HTTPFixture(test: self, length: 8_000_000, seed: 53)
+        var runner = try CommandRunner()
+        runner.environment["SPOOL_CACHE_DIR"] = fixture.directory.path
+        let url = fixture.url.absoluteString
+        let half = try runner.run(["get", url, "--range", "0-999999", "-o", "/dev/null"])
+        XCTAssertEqual(half.status, 0, half.stderr)
+        let halfEntry = try await entry(fixture.url, in: fixture.directory)
+        XCTAssertLessThan(try XCTUnwrap(halfEntry).cachedBytes, 8_000_000)
+        // The origin stops honouring ranges (a CDN node that does not): the rest comes with the whole body.
+        fixture.origin.behaviour.ignoresRange = true
+        let pin = try runner.run(["pin", url])
+        XCTAssertEqual(pin.status, 0, pin.stderr)
+        let summary = try XCTUnwrap(pin.stderr.split(separator: "\n").first { $0.hasPrefix("pinned 8.0 MB") })
+        // Before, it said 8.0 MB minus what was cached: the bytes still missing, not those that came.
+        XCTAssertTrue(summary.contains(": 8.0 MB from the origin"), String(summary))
+    }
+
     func testUnpinRemovesTheMarkAndKeepsTheBytes() async throws {
         let fixture = try HTTPFixture(test: self, length: 400_000, seed: 52)
         var runner = try CommandRunner()

@@ -17,8 +17,9 @@ public struct SpoolConfiguration: Sendable {
     }
     /// How large and old the cache may grow.
     public var limits: CacheLimits
-    /// A 32-byte key to encrypt cached bytes with (AES-GCM per 64 KiB block, random access kept); `nil`
-    /// stores them as they are. Entries stored with another key are dropped and fetched again.
+    /// A 32-byte key to encrypt cached bytes with (AES in counter mode per 64 KiB block, each block checked by
+    /// HMAC-SHA-256, random access kept); `nil` stores them as they are. Entries stored with another key are
+    /// dropped and fetched again.
     public var encryptionKey: Data?
     /// The one clock of the cache's engines, its proxy and its preloaders; tests pass one they drive.
     package var clock: any SpoolClock

@@ -18,17 +18,17 @@ import Foundation
 public final class SpoolCache: Sendable {
     /// The configuration the cache was opened with.
     public let configuration: SpoolConfiguration
-    private let store: DiskStore
-    private let open: OpenEntries
+    let store: DiskStore
+    let open: OpenEntries
     /// Lets reads ahead of playback give way to it, cache-wide.
     let gate: PlaybackGate
     /// Decides when every fetch ahead of playback runs (prefetches, preloads, downloads, pins, read-ahead).
     package let transfers: TransferScheduler
     private let codec: any BlockCodec
     let problems: ProblemReporter
-    private let evictor: Evictor
+    let evictor: Evictor
     private let linkMonitor: LinkMonitor
-    private let checked = CheckedBlocks()
+    let checked = CheckedBlocks()
     private let keys: CacheKeys
     /// What the cache served, fetched and evicted (`statistics`).
     let statisticsCounter: StatisticsCounter
@@ -225,124 +225,6 @@ public final class SpoolCache: Sendable {
         resource.cacheKey.map { CacheKeyPolicy.digest("custom:" + $0) } ?? keys.key(for: resource.url)
     }
 
-    /// The entry of `resource`, if the cache knows it. Reads its index record on `BlockingIO`.
-    public func entry(for resource: Resource) async -> CacheEntry? {
-        let key = key(for: resource)
-        return await blocking { $0.entry(key: key) } ?? nil
-    }
-
-    /// The entry of the resource at `url`, if the cache knows it.
-    public func entry(for url: URL) async -> CacheEntry? {
-        await entry(for: Resource(url: url))
-    }
-
-    /// The bytes of `resource` on disk now: from the reader in progress if there is one (no index write),
-    /// else from the index (read on `BlockingIO`).
-    public func cachedRanges(for resource: Resource) async -> ByteRangeSet {
-        let key = key(for: resource)
-        if let stored = open.engine(for: key)?.storedRanges { return stored }
-        return await blocking { $0.store.record(key: key)?.ranges ?? ByteRangeSet() } ?? ByteRangeSet()
-    }
-
-    /// The bytes of the resource at `url` on disk now (see `cachedRanges(for:)` of a `Resource`).
-    public func cachedRanges(for url: URL) async -> ByteRangeSet {
-        await cachedRanges(for: Resource(url: url))
-    }
-
-    /// Every entry, most recently used first.
-    public func entries() async -> [CacheEntry] {
-        await blocking { cache in
-            cache.knownKeys().compactMap(cache.entry(key:)).sorted { $0.lastAccess > $1.lastAccess }
-        } ?? []
-    }
-
-    /// Runs `work` with this cache on the eviction queue (on `BlockingIO`), where index records are read and
-    /// files removed: after the pass that opening the cache started, and never in the middle of one, so what it
-    /// sees holds to the limits. `nil` only if that queue could not run it.
-    private func blocking<T: Sendable>(_ work: @escaping @Sendable (SpoolCache) -> T) async -> T? {
-        try? await BlockingIO.run(on: evictor.queue) { [self] in work(self) }
-    }
-
-    /// The keys of the entries on disk and of those open in this process: an entry's first record is written
-    /// when its first request ends, not when it opens (the write ran beside a cold read's first bytes).
-    private func knownKeys() -> [String] {
-        Array(Set(store.keys()).union(open.all.keys))
-    }
-
-    /// Deletes the entry of `resource`, on `BlockingIO`. Reads of it in progress in this process end with an
-    /// error; later reads fetch it anew.
-    public func remove(_ resource: Resource) async {
-        let key = key(for: resource)
-        await blocking { $0.remove(key: key) }
-        removals.yield([()])
-    }
-
-    /// Deletes the entry of the resource at `url`.
-    public func remove(_ url: URL) async {
-        await remove(Resource(url: url))
-    }
-
-    /// Deletes every entry.
-    public func removeAll() async {
-        await blocking { cache in
-            for key in cache.knownKeys() { cache.remove(key: key) }
-        }
-        removals.yield([()])
-    }
-
-    /// One entry's removal, on `BlockingIO`.
-    private func remove(key: String) {
-        open.engine(for: key)?.removeAll()
-        store.remove(key: key)
-        checked.forget(key: key)
-    }
-
-    /// The cached bytes of every entry together (index records read on `BlockingIO`).
-    public var totalBytes: Int64 {
-        get async {
-            await blocking { cache in
-                cache.knownKeys().reduce(0) { total, key in
-                    if let stored = cache.open.engine(for: key)?.storedRanges { return total + stored.byteCount }
-                    return total + (cache.store.record(key: key)?.ranges.byteCount ?? 0)
-                }
-            } ?? 0
-        }
-    }
-
-    /// Applies `configuration.limits` now, on the eviction queue, and returns once it is done. They also apply
-    /// on their own as data is written; this is for an app that lowered them, or a test that moved its clock.
-    public func enforceLimits() async {
-        guard evictor.isActive else { return }
-        _ = try? await BlockingIO.run(on: evictor.queue) { self.enforceLimitsNow(incoming: 0) }
-    }
-
-    /// `enforceLimits` for a download about to write `incoming` bytes: the pass runs on the eviction queue, not
-    /// its thread.
-    private func makeRoom(for incoming: Int64) async {
-        _ = try? await BlockingIO.run(on: evictor.queue) { self.enforceLimitsNow(incoming: incoming) }
-    }
-
-    /// One eviction pass, on the evictor's queue.
-    private func enforceLimitsNow(incoming: Int64) {
-        // Entries kept open only because they were used a moment ago count as closed: they may go whole. So
-        // do entries still opening: their record says what they hold.
-        let engines = open.all
-        let active = engines.filter { !$0.value.isIdle && $0.value.isOpen }
-        var idle: [String: Evictor.Summary] = [:]
-        for (key, engine) in engines where active[key] == nil { idle[key] = engine.summary }
-        let evicted = evictor.enforce(active: active, idle: idle, incoming: incoming) { key in
-            // Taken out of the map under its lock, so no reader can pick the engine up while the entry goes; a
-            // new engine of it opens once the removal is done.
-            guard let leaving = open.takeForRemoval(key) else { return false }
-            defer { open.endRemoval(key) }
-            leaving?.closeBlocking()
-            guard store.removeIfUnused(key: key) else { return false }
-            checked.forget(key: key)
-            return true
-        }
-        statisticsCounter.evicted(evicted)
-    }
-
     /// Waits for running origin requests to end and writes every index record; call it before the process
     /// exits (a command-line tool) so the index holds everything that reached the disk.
     public func close() async {
@@ -365,35 +247,8 @@ public final class SpoolCache: Sendable {
         }
     }
 
-    private func entry(key: String) -> CacheEntry? {
-        open.engine(for: key)?.index.flushBlocking()
-        guard let record = store.record(key: key) else { return nil }
-        return CacheEntry(
-            key: key, url: record.url, info: record.info, cachedRanges: record.ranges,
-            created: record.created, lastAccess: record.lastAccess, isPinned: record.pinned)
-    }
-
     /// The clock of this cache's engines, for the proxy's timers and a preloader.
     package var clock: any SpoolClock { configuration.clock }
-
-    /// Whether an origin request of `resource` runs in this process now: for tests that check that nothing more
-    /// is fetched, without watching the wire for a while.
-    package func isFetching(_ resource: Resource) -> Bool {
-        open.engine(for: key(for: resource))?.locked.withLock { !$0.tasks.isEmpty || $0.discoveryTask != nil } ?? false
-    }
-
-    /// Returns once no origin request of `resource` runs in this process (those running when it is called, and
-    /// any they hand over to): for tests that check what was stored once the fetching has stopped, rather than
-    /// waiting a while.
-    package func requestsEnded(for resource: Resource) async {
-        guard let engine = open.engine(for: key(for: resource)) else { return }
-        await engine.requestsEnded()
-    }
-
-    /// The open engine of `resource`, if any, as it is: for tests that look inside.
-    func openEngine(for resource: Resource) -> ResourceEngine? {
-        open.engine(for: key(for: resource))
-    }
 
     /// The engine of `resource`, counted as used until `release`.
     func acquire(_ resource: Resource) -> ResourceEngine {

@@ -19,13 +19,13 @@ final class ProxyListener: Sendable {
     /// Which listener this is, for the connections it accepts (the server closes them by it).
     let id: Int
     /// What URLs name: the configured host, and the prefix of every shared path.
-    private let host: String
-    private let scope: String
+    let host: String
+    let scope: String
     /// The address bound, resolved once (its port is set per bind), and where to connect to check it.
     private let address: SocketAddress
     private let probeAddress: SocketAddress
     private let server: ProxyServer
-    private let responder: ProxyResponder
+    let responder: ProxyResponder
     private let gate: SharingGate?
     private let announce: @Sendable (ProxyEvent) -> Void
     private let guarded: LockedBox<Guarded>
@@ -275,29 +275,6 @@ final class ProxyListener: Sendable {
         case .rebinding: throw ProxyError.notListening("listening again")
         case .failed(_, _, let reason): throw ProxyError.notListening(reason)
         case .stopped: throw ProxyError.notRunning
-        }
-    }
-
-    private func event(for announcement: ListenerState.Announcement) -> ProxyEvent {
-        let url = { (port: Int) in
-            ProxyURLMapping(host: self.host, port: port, scope: self.scope, signer: self.responder.secrets.signer)
-                .scopedBaseURL
-        }
-        switch announcement {
-        case .lost(let port, let reason): return .listenerLost(url(port), reason: reason)
-        case .listeningAgain(let port): return .listeningAgain(url(port))
-        case .moved(let from, let to): return .moved(from: url(from), to: url(to))
-        case .cannotListen(let port, let reason): return .cannotListen(url(port), reason: reason)
-        }
-    }
-
-    /// Where a connection reaches a socket bound to `address`: the address itself, or loopback for the
-    /// unspecified address (`0.0.0.0`, `::`).
-    private static func connectable(_ address: SocketAddress) -> SocketAddress {
-        switch address.ipAddress {
-        case "0.0.0.0": (try? SocketAddress(ipAddress: "127.0.0.1", port: 0)) ?? address
-        case "::": (try? SocketAddress(ipAddress: "::1", port: 0)) ?? address
-        default: address
         }
     }
 }

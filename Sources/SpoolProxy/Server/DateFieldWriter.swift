@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import Spool
 
 #if canImport(Darwin)
 import Darwin

@@ -16,11 +16,11 @@ final class ProxyOutbound: Sendable {
     private let writer: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     private let channel: any Channel
     private var eventLoop: any EventLoop { channel.eventLoop }
-    private let slices: SliceLedger
+    private let slices: UnsentSlices
     /// Completes when the event loop has taken the last body chunk written.
     private let taken = LockedBox<EventLoopFuture<Void>?>(nil)
 
-    init(writer: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, channel: any Channel, slices: SliceLedger) {
+    init(writer: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, channel: any Channel, slices: UnsentSlices) {
         self.writer = writer
         self.channel = channel
         self.slices = slices

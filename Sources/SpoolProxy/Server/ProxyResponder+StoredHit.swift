@@ -33,7 +33,7 @@ extension ProxyResponder {
     /// `FetchPolicy.fileSliceSize` bytes, all on disk. Its body is one file region (`sendfile`), lent by the
     /// cache without a read or a task. `nil` for anything else, which `respond` answers; so nothing that
     /// fails is answered here.
-    func storedHit(to head: HTTPRequestHead, slices: SliceLedger, revoke: @escaping @Sendable () -> Void)
+    func storedHit(to head: HTTPRequestHead, slices: UnsentSlices, revoke: @escaping @Sendable () -> Void)
         -> StoredHit?
     {
         guard let target = hitTarget(for: head.uri) else { return nil }
@@ -42,7 +42,7 @@ extension ProxyResponder {
 
     /// `storedHit` for a request on `target` (made by `hitTarget(for:)` for `head.uri`).
     func storedHit(
-        to head: HTTPRequestHead, target: HitTarget, slices: SliceLedger, revoke: @escaping @Sendable () -> Void
+        to head: HTTPRequestHead, target: HitTarget, slices: UnsentSlices, revoke: @escaping @Sendable () -> Void
     ) -> StoredHit? {
         guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, head.uri == target.uri else {
             return nil

@@ -229,24 +229,6 @@ struct ProxyResponder: Sendable {
         try await writer.write(.end(nil))
     }
 
-    static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
-        ResponsePlan.Request(
-            range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
-            ifNoneMatch: head.headers.first(name: "if-none-match"), ifMatch: head.headers.first(name: "if-match"),
-            ifModifiedSince: head.headers.first(name: "if-modified-since"),
-            ifUnmodifiedSince: head.headers.first(name: "if-unmodified-since"))
-    }
-
-    /// The head of the response `plan` describes, with its length, the cache state and the connection fields.
-    func responseHead(_ head: HTTPRequestHead, plan: ResponsePlan, cacheState: String?, keepAlive: Bool)
-        -> HTTPResponseHead
-    {
-        var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
-        if let cacheState { fields.append(HeaderField("X-Spool-Cache", cacheState)) }
-        fields += connectionFields(head: head, keepAlive: keepAlive)
-        return responseHead(head, status: plan.status, fields: fields)
-    }
-
     /// The bytes of `range`. A range that runs to the end of the resource is what a player asks for and then
     /// abandons, so its origin requests wait for the client to keep up (see `ClientPace`); a bounded range
     /// is wanted whole.
@@ -259,20 +241,6 @@ struct ProxyResponder: Sendable {
             resource, from: range.lowerBound, length: range.count64, extent: extent, consumer: consumer)
     }
 
-    /// Where a cold request's first origin request should start, so that the one request that brings the
-    /// content information also brings the first bytes the client wants: the start of its first range
-    /// when that needs no length to resolve.
-    static func firstRead(_ head: HTTPRequestHead) -> Range<Int64>? {
-        guard let header = head.headers.first(name: "range"),
-            let first = RangeSpecifier.parse(header: header)?.first
-        else { return nil }
-        switch first {
-        case .bounded(let from, let last): return last >= from && last < .max ? from..<(last + 1) : nil
-        case .from(let from): return from..<Int64.max
-        case .suffix: return nil
-        }
-    }
-
     /// `hit` when every requested byte is in `stored`, `miss` when none is, `partial` otherwise.
     private func cacheState(stored: ByteRangeSet, ranges: [Range<Int64>]) -> String? {
         let wanted = ranges.reduce(Int64(0)) { $0 + $1.count64 }
@@ -281,25 +249,6 @@ struct ProxyResponder: Sendable {
             total + stored.intersection(range).reduce(0) { $0 + $1.count64 }
         }
         return held == wanted ? "hit" : held == 0 ? "miss" : "partial"
-    }
-
-    func connectionFields(head: HTTPRequestHead, keepAlive: Bool) -> [HeaderField] {
-        if !keepAlive { return [HeaderField("Connection", "close")] }
-        // HTTP/1.0 clients keep the connection only when told so.
-        return head.version.minor == 0 ? [HeaderField("Connection", "keep-alive")] : []
-    }
-
-    func responseHead(_ request: HTTPRequestHead, status: Int, fields: [HeaderField]) -> HTTPResponseHead {
-        HTTPResponseHead(
-            version: request.version.major == 1 ? request.version : .http1_1,
-            status: HTTPResponseStatus(statusCode: status),
-            headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
-    }
-
-    static func makeBoundary() -> String {
-        // One random number, not one per digit: each is a getrandom call, sixteen of them cost 0.1 ms a request.
-        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
-        return "spool-" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
 

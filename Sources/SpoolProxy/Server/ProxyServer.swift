@@ -72,7 +72,7 @@ final class ProxyServer: Sendable {
     /// client between requests opens a new one, as after any keep-alive close), or this one when every
     /// connection is answering a request: a flood of idle or slow connections cannot lock players out.
     private func start(
-        _ connection: Connection, pace: ClientPace, slices: SliceLedger, responder: ProxyResponder, listenerID: Int,
+        _ connection: Connection, pace: ClientPace, slices: UnsentSlices, responder: ProxyResponder, listenerID: Int,
         activity: ConnectionActivity
     ) {
         let evicted = connections.withLock { registry -> Task<Void, Never>? in
@@ -106,9 +106,9 @@ final class ProxyServer: Sendable {
 
     private static func configure(
         _ channel: Channel, responder: ProxyResponder, admission: RequestAdmission, activity: ConnectionActivity
-    ) throws -> (Connection, ClientPace, SliceLedger) {
+    ) throws -> (Connection, ClientPace, UnsentSlices) {
         // First, so it sits next to the socket and counts the encoded bytes.
-        let slices = SliceLedger()
+        let slices = UnsentSlices()
         let tracker = SentBytesTracker(slices: slices)
         try channel.pipeline.syncOperations.addHandler(tracker)
         // Once closed, nothing more is sent: slices that never reached the socket go back.
@@ -173,7 +173,7 @@ final class ProxyServer: Sendable {
         status: 413, reason: "a body larger than \(PreloadControl.bodyLimit) bytes")
 
     private static func serve(
-        _ connection: Connection, pace: ClientPace, slices: SliceLedger, with responder: ProxyResponder
+        _ connection: Connection, pace: ClientPace, slices: UnsentSlices, with responder: ProxyResponder
     ) async {
         let channel = connection.channel
         await withTaskCancellationHandler {

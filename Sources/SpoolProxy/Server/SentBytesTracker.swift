@@ -13,7 +13,7 @@ final class SentBytesTracker: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
-    private let slices: SliceLedger
+    private let slices: UnsentSlices
     private var written: Int64 = 0
     private var accepted: Int64 = 0
     /// Bytes written without a promise since the last write that had one.
@@ -23,7 +23,7 @@ final class SentBytesTracker: ChannelOutboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
 
     /// A tracker that also releases the file slices of `slices` once their regions are sent.
-    init(slices: SliceLedger) {
+    init(slices: UnsentSlices) {
         self.slices = slices
     }
 

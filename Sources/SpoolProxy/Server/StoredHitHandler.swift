@@ -18,14 +18,14 @@ final class StoredHitHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let responder: ProxyResponder
-    private let slices: SliceLedger
+    private let slices: UnsentSlices
     /// Whether the request in progress was answered here, so its remaining parts are dropped rather than
     /// passed on.
     private var answered = false
     /// The connection's last request target, if it names an origin.
     private var lastTarget: ProxyResponder.HitTarget?
 
-    init(responder: ProxyResponder, slices: SliceLedger) {
+    init(responder: ProxyResponder, slices: UnsentSlices) {
         self.responder = responder
         self.slices = slices
     }

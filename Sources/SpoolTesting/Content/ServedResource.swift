@@ -17,7 +17,7 @@ struct ServedResource: Sendable {
         self.contentType = contentType
         self.length = content.currentLength
         self.etag = "\"\(String(version, radix: 16))-\(String(Self.pathHash(path), radix: 16))\""
-        self.lastModified = HTTPDate.format(epochSeconds: Self.baseEpochSeconds + version)
+        self.lastModified = OriginDate.format(epochSeconds: Self.baseEpochSeconds + version)
     }
 
     /// FNV-1a: stable across processes, unlike `Hasher`, so ETags are reproducible.

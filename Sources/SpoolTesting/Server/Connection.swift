@@ -64,7 +64,7 @@ struct Connection {
     }
 
     private func rejectAndClose(_ status: Int) {
-        var plan = ResponsePlan.text(status, HTTPStatus.reason(status))
+        var plan = OriginResponsePlan.text(status, HTTPStatus.reason(status))
         plan.closeAfter = true
         // Not a parsable request, so it is neither counted nor recorded.
         _ = ResponseWriter(core: core, fd: fd, recordID: -1, behaviour: TestOriginBehaviour())

@@ -9,7 +9,7 @@ enum Responder {
         for request: HTTPRequestHead,
         behaviour: TestOriginBehaviour,
         resources: [String: ServedResource]
-    ) -> ResponsePlan {
+    ) -> OriginResponsePlan {
         if let status = behaviour.serverErrorStatus {
             return .text(
                 status, HTTPStatus.reason(status), headers: behaviour.serverErrorFields.sorted { $0.key < $1.key })
@@ -36,7 +36,7 @@ enum Responder {
     }
 
     /// A 302 to `target` on the request's host, or on `host` with the request's port.
-    private static func redirect(_ request: HTTPRequestHead, to target: String, host: String?) -> ResponsePlan {
+    private static func redirect(_ request: HTTPRequestHead, to target: String, host: String?) -> OriginResponsePlan {
         // An absolute Location is the most widely understood form, so build one from Host.
         guard var authority = request.headers["host"] else {
             return .text(302, HTTPStatus.reason(302), headers: [("Location", target)])
@@ -53,7 +53,7 @@ enum Responder {
         _ request: HTTPRequestHead,
         resource: ServedResource,
         behaviour: TestOriginBehaviour
-    ) -> ResponsePlan {
+    ) -> OriginResponsePlan {
         var headers: [(String, String)] = [("Content-Type", resource.contentType)]
         if !behaviour.ignoresRange { headers.append(("Accept-Ranges", "bytes")) }
         headers.append(("ETag", resource.etag))
@@ -61,18 +61,18 @@ enum Responder {
 
         let whole = 0..<resource.length
         guard !behaviour.ignoresRange, ifRangeHolds(request.headers["if-range"], for: resource) else {
-            return ResponsePlan(status: 200, headers: headers, body: .content(resource, whole))
+            return OriginResponsePlan(status: 200, headers: headers, body: .content(resource, whole))
         }
         switch ByteRange.evaluate(request.headers["range"], length: resource.length) {
         case .full:
-            return ResponsePlan(status: 200, headers: headers, body: .content(resource, whole))
+            return OriginResponsePlan(status: 200, headers: headers, body: .content(resource, whole))
         case .partial(let range):
             headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(resource.length)"))
-            return ResponsePlan(status: 206, headers: headers, body: .content(resource, range))
+            return OriginResponsePlan(status: 206, headers: headers, body: .content(resource, range))
         case .unsatisfiable:
             headers.removeAll { $0.0 == "Content-Type" }
             headers.append(("Content-Range", "bytes */\(resource.length)"))
-            return ResponsePlan(status: 416, headers: headers, body: .none)
+            return OriginResponsePlan(status: 416, headers: headers, body: .none)
         }
     }
 

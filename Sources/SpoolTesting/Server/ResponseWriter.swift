@@ -8,7 +8,7 @@ struct ResponseWriter {
     let behaviour: TestOriginBehaviour
 
     /// Returns true when the connection may carry another request.
-    func write(_ original: ResponsePlan, headOnly: Bool) -> Bool {
+    func write(_ original: OriginResponsePlan, headOnly: Bool) -> Bool {
         var plan = original
         var reader: ContentReader?
         if case .content(let resource, _) = plan.body, !headOnly {
@@ -45,8 +45,8 @@ struct ResponseWriter {
         return true
     }
 
-    private func encodeHead(_ plan: ResponsePlan) -> Data {
-        var fields = [("Date", HTTPDate.now())] + plan.headers
+    private func encodeHead(_ plan: OriginResponsePlan) -> Data {
+        var fields = [("Date", OriginDate.now())] + plan.headers
         if !behaviour.omitsContentLength { fields.append(("Content-Length", String(plan.body.length))) }
         if plan.closeAfter { fields.append(("Connection", "close")) }
         var text = "HTTP/1.1 \(plan.status) \(HTTPStatus.reason(plan.status))\r\n"

@@ -27,7 +27,7 @@ final class StoredHitTests: XCTestCase {
         try fixture.serveGenerated("song.mp3", length: length, seed: seed)
         let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
         let target = try fixture.proxyURL("song.mp3").path
-        let slices = SliceLedger()
+        let slices = UnsentSlices()
         defer { slices.closeAndReleaseAll() }
 
         // Not open yet: the task reads (and the origin is asked).
@@ -89,7 +89,7 @@ final class StoredHitTests: XCTestCase {
         try fixture.serveGenerated("large.mp4", length: Int64(large), seed: seed)
         let target = try fixture.proxyURL("large.mp4").path
         let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
-        let slices = SliceLedger()
+        let slices = UnsentSlices()
         defer { slices.closeAndReleaseAll() }
         for try await _ in fixture.cache.read(fixture.originURL("large.mp4")) {}
         XCTAssertNil(responder.storedHit(to: request(target, range: nil), slices: slices, revoke: {}))
@@ -112,7 +112,7 @@ final class StoredHitTests: XCTestCase {
         try playlist.write(to: fixture.www.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
         try fixture.serveGenerated("small.bin", length: 4096, seed: seed)
         let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
-        let slices = SliceLedger()
+        let slices = UnsentSlices()
         defer { slices.closeAndReleaseAll() }
         for name in ["list.txt", "small.bin"] {
             for try await _ in fixture.cache.read(fixture.originURL(name)) {}
@@ -133,7 +133,7 @@ final class StoredHitTests: XCTestCase {
         try fixture.serveGenerated("part.bin", length: 4096, seed: seed)
         try fixture.serveGenerated("clip.mp4", length: 4096, seed: seed)
         let responder = ProxyResponder(cache: fixture.cache, configuration: configuration)
-        let slices = SliceLedger()
+        let slices = UnsentSlices()
         defer { slices.closeAndReleaseAll() }
         for name in ["part.bin", "clip.mp4"] {
             for try await _ in fixture.cache.read(fixture.originURL(name), from: 100) {}

@@ -3,7 +3,7 @@ import XCTest
 
 @testable import Spool
 
-/// When the index record lags and when it is written (`EngineState+Record`): what makes it lag, when a write is
+/// When the index record lags and when it is written (`EngineState+RecordSchedule`): what makes it lag, when a write is
 /// queued and how soon, and which writes must sync the data first. Table-driven, no I/O.
 final class RecordScheduleTests: XCTestCase {
     private let info = ContentInfo(length: 1_000_000, entityTag: "\"v1\"")

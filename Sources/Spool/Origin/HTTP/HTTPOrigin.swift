@@ -132,7 +132,7 @@ public final class HTTPOrigin: Origin {
     /// Sends a request for `url` (or the URL it was last redirected to), following redirects.
     private func send(
         url: URL, method: String, range: Range<Int64>?, validator: String?
-    ) async throws -> (head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>) {
+    ) async throws -> (head: OriginResponseHead, body: AsyncThrowingStream<Data, any Error>) {
         let remembered = finalURLs.withLock { $0[url] }
         var request = URLRequest(
             url: remembered ?? url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
@@ -150,7 +150,7 @@ public final class HTTPOrigin: Origin {
         let firstURL = request.url
 
         var response = try await transport.send(request)
-        var head = HTTPResponseHead(response)
+        var head = OriginResponseHead(response)
         var hops = 0
         while let next = try HTTPRedirectPolicy.request(following: head, from: request, credentialsHost: url.host) {
             hops += 1
@@ -160,7 +160,7 @@ public final class HTTPOrigin: Origin {
             await Self.drain(response.body)
             request = next
             response = try await transport.send(request)
-            head = HTTPResponseHead(response)
+            head = OriginResponseHead(response)
         }
 
         if (200..<300).contains(head.status), head.finalURL != firstURL {

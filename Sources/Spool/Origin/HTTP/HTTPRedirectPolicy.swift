@@ -14,7 +14,7 @@ enum HTTPRedirectPolicy {
     /// `If-Range` included) with the same method, except that a 303 turns a GET into a GET without a body.
     /// Credentials go only to `credentialsHost`.
     static func request(
-        following head: HTTPResponseHead, from request: URLRequest, credentialsHost: String?
+        following head: OriginResponseHead, from request: URLRequest, credentialsHost: String?
     ) throws -> URLRequest? {
         guard let target = head.redirectTarget else { return nil }
         let scheme = target.scheme?.lowercased() ?? ""

@@ -22,11 +22,7 @@ struct RetryAfter: Sendable, Equatable {
     static func seconds(in field: String, now: Date) -> TimeInterval? {
         let text = field.trimmingCharacters(in: .whitespaces)
         if let seconds = Int64(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        // IMF-fixdate, the form RFC 9110 requires senders to use.
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text).map { max(0, $0.timeIntervalSince(now)) }
+        // An HTTP-date in any of the forms a recipient must read (`HTTPDate`, which the proxy uses too).
+        return HTTPDate.parse(text).map { max(0, TimeInterval($0) - now.timeIntervalSince1970) }
     }
 }

@@ -4,7 +4,7 @@ import Spool
 /// The file slices of one connection that were handed to the channel and not yet sent, so each is released
 /// exactly once: by `SentBytesTracker` when the socket has taken its bytes (or the write failed), or when the
 /// connection closes for those that never reached the socket.
-final class SliceLedger: Sendable {
+final class UnsentSlices: Sendable {
     private struct State {
         var pending: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var closed = false

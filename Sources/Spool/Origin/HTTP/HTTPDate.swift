@@ -6,12 +6,12 @@ import Glibc
 
 /// HTTP dates (RFC 9110, section 5.6.7), by hand: no locale-sensitive formatter, and cheap enough for every
 /// response. Sent as IMF-fixdate; read in all three forms a recipient must accept.
-enum HTTPDate {
+package enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `seconds` since 1970 as IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func format(_ seconds: Int) -> String {
+    package static func format(_ seconds: Int) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -23,7 +23,7 @@ enum HTTPDate {
     /// The seconds since 1970 of an HTTP date: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete
     /// RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) or asctime's (`Sun Nov  6 08:49:37 1994`). `nil` for
     /// anything else, which a recipient ignores.
-    static func parse(_ text: String) -> Int? {
+    package static func parse(_ text: String) -> Int? {
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         switch words.count {
         case 6 where words[0].hasSuffix(",") && words[5] == "GMT":

@@ -3,7 +3,7 @@ import Foundation
 /// The parts of an HTTP response head the origin needs, read with case-insensitive header names (some
 /// servers send `content-range`, and Foundation does not normalise names on every platform). The one place
 /// the origin reads headers, whatever transport carried them.
-struct HTTPResponseHead: Sendable {
+struct OriginResponseHead: Sendable {
     let status: Int
     /// The URL that answered.
     let finalURL: URL

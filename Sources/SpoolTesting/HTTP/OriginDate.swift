@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// IMF-fixdate formatting (RFC 9110 §5.6.7), done by hand to avoid locale-sensitive formatters.
-enum HTTPDate {
+enum OriginDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What to answer to one request, decided before anything is written.
-struct ResponsePlan {
+struct OriginResponsePlan {
     /// What follows the head.
     enum Body {
         case none
@@ -26,8 +26,8 @@ struct ResponsePlan {
     var closeAfter = false
 
     /// A short text/plain response, used for errors and redirects.
-    static func text(_ status: Int, _ message: String, headers: [(String, String)] = []) -> ResponsePlan {
-        ResponsePlan(
+    static func text(_ status: Int, _ message: String, headers: [(String, String)] = []) -> OriginResponsePlan {
+        OriginResponsePlan(
             status: status,
             headers: [("Content-Type", "text/plain; charset=utf-8")] + headers,
             body: .text(Data((message + "\n").utf8))

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Eviction and removal of an engine's bytes, and waiting for its requests to end.
+extension ResourceEngine {
+    /// Gives up at least `bytes` of stored blocks if it can (`EngineState.blocksToShed`); returns the bytes
+    /// given up. Blocking (an index write): for the cache's eviction queue.
+    func shed(_ bytes: Int64) -> Int64 {
+        let freed = locked.withLock { entry -> Int64 in
+            guard !entry.state.record.pinned, case .done = entry.opening else { return 0 }
+            let chosen = entry.state.blocksToShed(
+                bytes: bytes, readers: Array(entry.readerPositions.values), lastUse: entry.blockUse,
+                held: entry.leases.values.map(\.range))
+            var freed: Int64 = 0
+            for present in chosen {
+                freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+                entry.forget(present)
+                for range in present {
+                    for block in BlockLayout.blocks(in: range) { entry.blockUse[block] = nil }
+                }
+            }
+            return freed
+        }
+        if freed > 0 {
+            writer.catchUp()
+            index.flushBlocking()
+            context.notifyReaders()
+        }
+        return freed
+    }
+
+    /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
+    func removeAll() {
+        let cancelled = locked.withLock { entry in
+            let ids = entry.state.dropVersion()
+            VersionReset.begin(in: &entry)
+            return ids.compactMap { entry.tasks[$0] }
+        }
+        writer.catchUp()
+        for task in cancelled { task.cancel() }
+        context.notifyReaders()
+    }
+
+    /// Returns once no origin request (nor a discovery) runs: each running task is awaited, and any started
+    /// meanwhile (a retry's try) after it. For tests.
+    func requestsEnded() async {
+        for _ in 0..<1000 {
+            let running = locked.withLock { Array($0.tasks.values) + ($0.discoveryTask.map { [$0] } ?? []) }
+            guard !running.isEmpty else { return }
+            for task in running { await task.value }
+        }
+    }
+
+    /// Waits for the running origin requests to end, then brings the index up to date. Abandoned requests
+    /// end at once: nothing will join them.
+    func settle() async {
+        let (running, abandoned) = locked.withLock { entry -> ([Task<Void, Never>], [Task<Void, Never>]) in
+            let ids = entry.state.expireAllAbandoned()
+            return (Array(entry.tasks.values), ids.compactMap { entry.tasks[$0] })
+        }
+        for task in abandoned { task.cancel() }
+        for task in running { await task.value }
+        await index.flush()
+    }
+}

@@ -1,0 +1,61 @@
+import NIOCore
+import NIOHTTP1
+import Spool
+
+/// The heads of the proxy's responses and what it reads from requests' heads.
+extension ProxyResponder {
+    /// The conditional and range fields of `head`, for a `ResponsePlan`.
+    static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
+        ResponsePlan.Request(
+            range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
+            ifNoneMatch: head.headers.first(name: "if-none-match"), ifMatch: head.headers.first(name: "if-match"),
+            ifModifiedSince: head.headers.first(name: "if-modified-since"),
+            ifUnmodifiedSince: head.headers.first(name: "if-unmodified-since"))
+    }
+
+    /// The head of the response `plan` describes, with its length, the cache state and the connection fields.
+    func responseHead(_ head: HTTPRequestHead, plan: ResponsePlan, cacheState: String?, keepAlive: Bool)
+        -> HTTPResponseHead
+    {
+        var fields = plan.headers + [HeaderField("Content-Length", "\(plan.contentLength)")]
+        if let cacheState { fields.append(HeaderField("X-Spool-Cache", cacheState)) }
+        fields += connectionFields(head: head, keepAlive: keepAlive)
+        return responseHead(head, status: plan.status, fields: fields)
+    }
+
+    /// Where a cold request's first origin request should start, so that the one request that brings the
+    /// content information also brings the first bytes the client wants: the start of its first range
+    /// when that needs no length to resolve.
+    static func firstRead(_ head: HTTPRequestHead) -> Range<Int64>? {
+        guard let header = head.headers.first(name: "range"),
+            let first = RangeSpecifier.parse(header: header)?.first
+        else { return nil }
+        switch first {
+        case .bounded(let from, let last): return last >= from && last < .max ? from..<(last + 1) : nil
+        case .from(let from): return from..<Int64.max
+        case .suffix: return nil
+        }
+    }
+
+    /// `Connection: close` when the connection ends after this response; `keep-alive` for HTTP/1.0 clients.
+    func connectionFields(head: HTTPRequestHead, keepAlive: Bool) -> [HeaderField] {
+        if !keepAlive { return [HeaderField("Connection", "close")] }
+        // HTTP/1.0 clients keep the connection only when told so.
+        return head.version.minor == 0 ? [HeaderField("Connection", "keep-alive")] : []
+    }
+
+    /// A response head in the request's HTTP version.
+    func responseHead(_ request: HTTPRequestHead, status: Int, fields: [HeaderField]) -> HTTPResponseHead {
+        HTTPResponseHead(
+            version: request.version.major == 1 ? request.version : .http1_1,
+            status: HTTPResponseStatus(statusCode: status),
+            headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+    }
+
+    /// A multipart boundary.
+    static func makeBoundary() -> String {
+        // One random number, not one per digit: each is a getrandom call, sixteen of them cost 0.1 ms a request.
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return "spool-" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

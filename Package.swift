@@ -9,7 +9,6 @@ let package = Package(
         .library(name: "SpoolAVFoundation", targets: ["SpoolAVFoundation"]),
         .library(name: "SpoolProxy", targets: ["SpoolProxy"]),
         .library(name: "SpoolAsyncHTTPClient", targets: ["SpoolAsyncHTTPClient"]),
-        .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
         .executable(name: "spool", targets: ["SpoolCommand"]),
     ],
     dependencies: [
@@ -77,6 +76,8 @@ let package = Package(
             ]
         ),
         // A real HTTP origin on 127.0.0.1 for tests, benchmarks and `spool demo`.
+        // Test support (the test origin, nginx, the link emulator), for the package's tests, benchmarks and
+        // demo only: a target, not a product, so an app cannot link it by accident.
         .target(name: "SpoolTesting"),
         .executableTarget(
             name: "SpoolCommand",

@@ -30,14 +30,7 @@ extension ResourceEngine {
 
     /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
     func removeAll() {
-        let cancelled = locked.withLock { entry in
-            let ids = entry.state.dropVersion()
-            VersionReset.begin(in: &entry)
-            return ids.compactMap { entry.tasks[$0] }
-        }
-        writer.catchUp()
-        for task in cancelled { task.cancel() }
-        context.notifyReaders()
+        fetcher.changeVersion { entry in (entry.state.dropVersion(), ()) }
     }
 
     /// Returns once no origin request (nor a discovery) runs: each running task is awaited, and any started

@@ -44,19 +44,14 @@ extension FetchRunner {
             environment.link.requestEnded(url, reusable: false)
             return await failed(after: watch.explained(error), watch: watch)
         }
-        let (id, cancelled, changed) = locked.withLock { entry -> (Int, [Task<Void, Never>], Bool) in
+        let id = changeVersion { entry -> (stopped: [Int]?, result: Int) in
             let versionNumber = entry.state.versionNumber
             let opened = entry.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
-            let changed = entry.state.versionNumber != versionNumber
-            if changed { VersionReset.begin(in: &entry) }
             // This task goes on as the new request's first try: cancelling the request cancels it.
             entry.tasks[opened.id] = entry.discoveryTask
             entry.discoveryTask = nil
-            return (opened.id, opened.cancelled.compactMap { entry.tasks[$0] }, changed)
+            return (entry.state.versionNumber != versionNumber ? opened.cancelled : nil, opened.id)
         }
-        if changed { writer.catchUp() }
-        for task in cancelled { task.cancel() }
-        context.notifyReaders()
         await runTry(id, watch: watch, opened: response, sentAt: sent, isRetry: false)
     }
 

@@ -140,12 +140,7 @@ struct FetchRunner: Sendable {
             fetchEnded(id)
         case .newVersion(let others):
             // The resource shrank or grew: nothing stored can be trusted to match it.
-            let cancelled = locked.withLock { entry in
-                VersionReset.begin(in: &entry)
-                return others.compactMap { entry.tasks[$0] }
-            }
-            writer.catchUp()
-            for task in cancelled { task.cancel() }
+            changeVersion { _ in (others, ()) }
             fetchEnded(id)
         case .retry:
             // The next try's task is the request's now.
@@ -247,17 +242,9 @@ struct FetchRunner: Sendable {
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
     private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) {
-        let (cancelled, changed) = locked.withLock { entry -> ([Task<Void, Never>], Bool) in
-            guard
-                let others = entry.state.absorb(
-                    response.info, servedFrom: response.offset, requested: requested, fetch: id)
-            else { return ([], false) }
-            VersionReset.begin(in: &entry)
-            return (others.compactMap { entry.tasks[$0] }, true)
+        changeVersion { entry in
+            (entry.state.absorb(response.info, servedFrom: response.offset, requested: requested, fetch: id), ())
         }
-        if changed { writer.catchUp() }
-        for task in cancelled { task.cancel() }
-        context.notifyReaders()
     }
 
     func finishFetch(_ id: Int, failure: (any Error)?) {

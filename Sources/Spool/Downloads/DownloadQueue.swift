@@ -94,7 +94,7 @@ public final class DownloadQueue: Sendable {
     /// Checks the completed downloads against the cache: those whose bytes are no longer stored whole (`spool
     /// rm` or `clear`, in this process or another; the system purging the cache directory) go back to the
     /// queue and are downloaded again, which `items` and the events say (`queued`). Runs when the queue opens
-    /// and whenever the cache removes entries; call it before showing downloads as available offline when
+    /// and whenever this process's cache removes entries; call it before showing downloads as available offline when
     /// another process may have changed the cache. Reads the index only.
     public func checkStored() async throws {
         let completed = state.withLock { state in

@@ -78,6 +78,16 @@ public struct HLSPinning: Sendable {
         return info.length <= HLSWalker.maximumPlaylistBytes && HLSPlaylist.startsPlaylist(prefix)
     }
 
+    /// `isPlaylist`, or, when the origin cannot be reached (refused, no answer), what the URL's name says
+    /// (`HLSPlaylist.namesPlaylist`): a download queued offline waits for its origin instead of failing.
+    package func isPlaylistOrNamedOne(_ url: URL) async throws -> Bool {
+        do {
+            return try await isPlaylist(url)
+        } catch SpoolError.network, SpoolError.timedOut {
+            return HLSPlaylist.namesPlaylist(url)
+        }
+    }
+
     /// Pins the stream whose master or media playlist is at `url`: of a master, the `variants` chosen and the
     /// renditions they name. Resources are pinned one after another, each giving way to playback reads (and
     /// to the player's read-ahead, prefetches and preloads: pins are downloads to the transfer scheduler).

@@ -11,7 +11,8 @@ import Spool
 ///   one write. Only `url` is needed: the id defaults to the URL, and without `kind` the proxy looks.
 /// - `PUT /downloads/state` with `{"ids": […], "state": "paused" | "queued"}` pauses or resumes them.
 /// - `DELETE /downloads` with `{"ids": […]}` (or `?id=…&id=…`) removes them, and what they stored.
-/// - `GET /downloads`: every download's state, in queue order, and the totals.
+/// - `GET /downloads`: every download's state, in queue order, and the totals; with `?check=stored`, completed
+///   downloads whose bytes were removed go back to the queue first (`DownloadQueue.checkStored()`).
 ///
 /// Each answers with the queue as JSON. A change names every download it touches: nothing empties the queue by
 /// accident. Changes take `PUT` and `DELETE`, never `POST`, for the reason `PreloadControl` gives: no web page
@@ -55,8 +56,14 @@ final class DownloadControl: Sendable {
         do {
             switch (method, isState) {
             case (.GET, _), (.HEAD, _):
-                // Another process may have removed a completed download's bytes (`spool rm`, `clear`).
-                try await queue.checkStored()
+                // Asked by whoever removed entries in another process (`spool rm`, `clear`) or lists the queue
+                // (`spool download ls`): a completed download whose bytes went goes back to the queue. Not on
+                // every look: `spool download run` follows the queue four times a second, and the check reads
+                // every completed download's index records.
+                let query = URLComponents(string: "http://proxy" + uri)?.queryItems ?? []
+                if query.contains(where: { $0.name == "check" && $0.value == "stored" }) {
+                    try await queue.checkStored()
+                }
             case (.PUT, false):
                 let message = try ControlJSON.decode(DownloadAddMessage.self, from: body)
                 guard message.items.count <= Self.itemLimit else {
@@ -123,10 +130,7 @@ final class DownloadControl: Sendable {
         case "hls": isStream = true
         case nil:
             do {
-                isStream = try await HLSPinning(cache: queue.cache).isPlaylist(url)
-            } catch SpoolError.network, SpoolError.timedOut {
-                // Out of reach: its name tells, and the download waits for the origin.
-                isStream = HLSPlaylist.namesPlaylist(url)
+                isStream = try await HLSPinning(cache: queue.cache).isPlaylistOrNamedOne(url)
             } catch {
                 throw FailureResponse(
                     status: 502,

@@ -56,12 +56,7 @@ struct DownloadAdd: AsyncParsableCommand {
                 for (index, url) in urls.enumerated() {
                     // One request (its answer is cached) tells a playlist from a file; with the origin out of
                     // reach, its name does, and the download waits for the origin.
-                    let isPlaylist: Bool
-                    do {
-                        isPlaylist = try await streams.isPlaylist(url)
-                    } catch SpoolError.network, SpoolError.timedOut {
-                        isPlaylist = HLSPlaylist.namesPlaylist(url)
-                    }
+                    let isPlaylist = try await streams.isPlaylistOrNamedOne(url)
                     let kind: DownloadKind = isPlaylist ? .hls(variants: variants) : .file
                     requests.append(DownloadRequest(url: url, kind: kind, title: titles[index]))
                 }

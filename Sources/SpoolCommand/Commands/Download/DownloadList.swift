@@ -14,7 +14,7 @@ struct DownloadList: AsyncParsableCommand {
         // While `spool serve` runs the queue, its running downloads' progress; otherwise the queue as written.
         let items: [(request: DownloadRequest, state: DownloadState)]
         if let served = await ServedQueue.find(in: cacheOptions.directory) {
-            items = try await served.status().items.compactMap { item in
+            items = try await served.status(checkingStored: true).items.compactMap { item in
                 guard let url = URL(string: item.url), let state = item.downloadState else { return nil }
                 return (
                     DownloadRequest(

@@ -18,8 +18,8 @@ enum RemovedDownloads {
     /// After the removal: tells a running serve's queue, and says what happens to `touched`.
     static func report(_ touched: [DownloadItem], in directory: URL) async {
         guard !touched.isEmpty else { return }
-        // Its status answer checks the queue against the cache first.
         let served = await ServedQueue.find(in: directory)
+        _ = try? await served?.status(checkingStored: true)
         let ids = touched.map(\.request.id).joined(separator: ", ")
         let by = served == nil ? "the next `spool download run` (or serve)" : "the running serve"
         print(

@@ -27,9 +27,10 @@ struct ServedQueue: Sendable {
         return served
     }
 
-    /// The queue as serve has it, running items with their progress.
-    func status() async throws -> DownloadStatusMessage {
-        try await call("GET", SpoolProxy.downloadsPath)
+    /// The queue as serve has it, running items with their progress; `checkingStored` first sends completed
+    /// downloads whose bytes were removed back to the queue.
+    func status(checkingStored: Bool = false) async throws -> DownloadStatusMessage {
+        try await call("GET", SpoolProxy.downloadsPath + (checkingStored ? "?check=stored" : ""))
     }
 
     /// Adds `items` at the end of serve's queue, in one write. Serve tells playlists from files itself: a look

@@ -25,7 +25,7 @@ public final class SpoolCache: Sendable {
     /// Decides when every fetch ahead of playback runs (prefetches, preloads, downloads, pins, read-ahead).
     package let transfers: TransferScheduler
     private let codec: any BlockCodec
-    let problems: ProblemReporter
+    package let problems: ProblemReporter
     let evictor: Evictor
     private let linkMonitor: LinkMonitor
     let checked = CheckedBlocks()
@@ -33,7 +33,7 @@ public final class SpoolCache: Sendable {
     /// What the cache served, fetched and evicted (`statistics`).
     let statisticsCounter: StatisticsCounter
     /// Told after `remove` and `removeAll`, at most one waiting (a download queue checks what it holds).
-    let removals = Subscribers<Void>(buffering: 1)
+    package let removals = Subscribers<Void>(buffering: 1)
 
     /// Opens (creating if needed) the cache in `configuration.directory`. Reads no data file; with limits,
     /// reads the index records to apply them.
@@ -64,8 +64,8 @@ public final class SpoolCache: Sendable {
         read(Resource(url: url), from: offset, length: length)
     }
 
-    /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end. A `.prefetch` read
-    /// starts no origin request while a `.playback` read of this cache waits for origin bytes.
+    /// The bytes of `resource` from `offset`, `length` of them or (`nil`) to its end, for a player waiting
+    /// for them (bytes wanted later are `prefetch`ed).
     ///
     /// `consumer` is for a caller that passes the bytes on through buffers it cannot see into, such as a
     /// socket, and so runs ahead of whoever takes them in the end. A read that has delivered bytes from disk
@@ -74,33 +74,33 @@ public final class SpoolCache: Sendable {
     /// player abandoning a read served from the cache would still make the origin send bytes it never plays.
     /// See <doc:ReadingThroughBuffers>.
     public func read(
-        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
+        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil,
         consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
-        read(resource, from: offset, length: length, priority: priority, extent: .mayStopEarly, consumer: consumer)
+        read(resource, from: offset, length: length, purpose: .playback(), consumer: consumer)
     }
 
-    /// `read`, saying whether the caller may stop early (a player: small requests first) or takes every byte
-    /// (`.whole`: one request for what is missing).
+    /// `read` for `purpose` (see `ReadSession`), opened when iteration starts.
     package func read(
-        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, priority: ReadPriority = .playback,
-        extent: ReadExtent, consumer: (@Sendable () async throws -> Void)? = nil
+        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, purpose: ReadPurpose,
+        consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
-        read(
-            resource, from: offset, length: length, priority: priority, extent: extent, consumer: consumer,
-            countsServed: true, awaitsStoring: true)
+        ByteStream {
+            try await self.openRead(resource, from: offset, length: length, purpose: purpose, consumer: consumer)
+        }
     }
 
-    /// `read`, saying whether a playback read's bytes count as served (`CacheStatistics`): not for the
-    /// cache's own reads of what it parses; and whether its end waits until the bytes it took from memory
-    /// are stored (see `ByteStream.awaitsStoring`).
-    private func read(
-        _ resource: Resource, from offset: Int64, length: Int64?, priority: ReadPriority, extent: ReadExtent,
-        consumer: (@Sendable () async throws -> Void)?, countsServed: Bool, awaitsStoring: Bool
-    ) -> ByteStream {
-        ByteStream(
-            acquire: { self.acquire(resource) }, offset: offset, length: length, priority: priority, extent: extent,
-            gate: gate, consumer: consumer, countsServed: countsServed, awaitsStoring: awaitsStoring,
+    /// Opens a read of `length` bytes (`nil`: to the end) of `resource` from `offset`, for `purpose`: its
+    /// content information, the bytes stored before it, then its parts, with one lookup of the entry. With
+    /// `sizedAsPlayback`, a first origin request is sized as for a player's read to the end (a player's
+    /// question for the content information, which its reads follow). See `ReadSession`.
+    package func openRead(
+        _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, purpose: ReadPurpose,
+        consumer: (@Sendable () async throws -> Void)? = nil, sizedAsPlayback: Bool = false
+    ) async throws -> ReadSession {
+        try await ReadSession.open(
+            acquire(resource), from: offset, length: length, purpose: purpose, consumer: consumer,
+            sizedAsPlayback: sizedAsPlayback,
             release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
     }
 
@@ -148,15 +148,10 @@ public final class SpoolCache: Sendable {
     package func data(
         of resource: Resource, in range: Range<Int64>, priority: ReadPriority = .playback, awaitsStoring: Bool = true
     ) async throws -> Data {
-        var data = Data()
-        data.reserveCapacity(Int(range.upperBound - range.lowerBound))
-        for try await chunk in read(
-            resource, from: range.lowerBound, length: range.upperBound - range.lowerBound, priority: priority,
-            extent: .whole, consumer: nil, countsServed: false, awaitsStoring: awaitsStoring)
-        {
-            data.append(chunk)
-        }
-        return data
+        try await openRead(
+            resource, from: range.lowerBound, length: range.upperBound - range.lowerBound,
+            purpose: .look(priority: priority, awaitsStoring: awaitsStoring)
+        ).readAll()
     }
 
     /// The content information of `resource`: from the cache when known, else from the origin. An HTTP
@@ -164,32 +159,9 @@ public final class SpoolCache: Sendable {
     /// `firstRead` says which bytes will be read first (by default the start of the resource), so that the
     /// request brings those.
     public func contentInfo(for resource: Resource, firstRead: Range<Int64>? = nil) async throws -> ContentInfo {
-        try await contentInfo(for: resource, firstRead: firstRead, extent: .mayStopEarly)
-    }
-
-    /// `contentInfo(for:firstRead:)`; with `extent` `.whole`, that first request asks for all of `firstRead` (up
-    /// to `FetchPolicy.wholeRequestLimit` when it runs to the unknown end), since every byte will be read.
-    /// A `.playback` caller waiting for the origin's answer is a player starting, which reads ahead of
-    /// playback give way to (the public form does not know who asks, and counts as `.prefetch`).
-    package func contentInfo(
-        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly,
-        priority: ReadPriority = .prefetch
-    ) async throws -> ContentInfo {
-        try await contentInfoAndStoredRanges(for: resource, firstRead: firstRead, extent: extent, priority: priority)
-            .info
-    }
-
-    /// `contentInfo(for:firstRead:extent:)`, with the bytes stored before it asked the origin for anything:
-    /// for a server that tells its client whether the answer came from the cache, without reading the index
-    /// record a second time (`cachedRanges(for:)` reads it from disk when the entry is not open).
-    package func contentInfoAndStoredRanges(
-        for resource: Resource, firstRead: Range<Int64>? = nil, extent: ReadExtent = .mayStopEarly,
-        priority: ReadPriority = .prefetch
-    ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
         let engine = acquire(resource)
         defer { release(engine) }
-        return try await engine.contentInfoAndStoredRanges(
-            near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound, extent: extent, priority: priority)
+        return try await engine.contentInfo(near: firstRead?.lowerBound ?? 0, until: firstRead?.upperBound)
     }
 
     /// Stored bytes of the entry `key` (see `key(for:)`) lent at once as one file slice, without a read or a

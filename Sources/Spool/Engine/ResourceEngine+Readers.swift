@@ -3,12 +3,11 @@ import Foundation
 /// Readers: registering them, and stepping each through the state machine: stored bytes come as a slice
 /// (`SliceLender`) or a read (`StoredReader`), missing ones start requests (`FetchRunner`) and are waited for.
 extension ResourceEngine {
-    /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end).
-    func addReader(requestedEnd: Int64?, extent: ReadExtent = .mayStopEarly, priority: ReadPriority = .playback)
-        -> Int
-    {
+    /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end), for `purpose`.
+    func addReader(requestedEnd: Int64?, purpose: ReadPurpose) -> Int {
         locked.withLock {
-            $0.state.addReader(requestedEnd: requestedEnd, extent: extent, isPrefetch: priority == .prefetch)
+            $0.state.addReader(
+                requestedEnd: requestedEnd, extent: purpose.extent, isPrefetch: purpose.priority == .prefetch)
         }
     }
 
@@ -30,19 +29,19 @@ extension ResourceEngine {
     }
 
     /// The next bytes for reader `id` at `position`, as soon as they have arrived (a player's) or are on
-    /// disk; `nil` at the end, once the bytes taken as they arrived are stored unless not `awaitsStoring`. A
-    /// prefetch read starts no origin request while `gate` says a playback read waits. A reader that has
+    /// disk; `nil` at the end, once the bytes taken as they arrived are stored when `purpose` awaits that. A
+    /// prefetch read starts no origin request while the playback gate says a player waits. A reader that has
     /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request. With
     /// `revoke` given, stored bytes this process has checked come as a `FileSlice` (up to
     /// `FetchPolicy.fileSliceSize` at once) where the cache is not encrypted; `revoke` is how the engine asks
     /// for the slice back early.
     func nextPart(
-        reader id: Int, position: Int64, priority: ReadPriority, gate: PlaybackGate,
-        consumer: (@Sendable () async throws -> Void)? = nil, revoke: (@Sendable () -> Void)? = nil,
-        countsServed: Bool = true, awaitsStoring: Bool = true
+        reader id: Int, position: Int64, purpose: ReadPurpose, consumer: (@Sendable () async throws -> Void)? = nil,
+        revoke: (@Sendable () -> Void)? = nil
     ) async throws -> StreamPart? {
         // Reads ahead of playback serve nobody yet; the cache's own reads serve nobody at all.
-        let serves = countsServed && priority == .playback
+        let serves = purpose.servesPlayer
+        let (priority, countsServed, gate) = (purpose.priority, purpose.countsServed, environment.gate)
         let slicing = revoke != nil && environment.codec.isIdentity
         let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
         while true {
@@ -96,7 +95,8 @@ extension ResourceEngine {
                 // The end waits for the bytes it took from memory to be on disk: the player has them all
                 // already, and whoever sees the read end finds them cached.
                 // A wake-up says only that something changed: look again until they are, or the task ends.
-                while awaitsStoring, !Task.isCancelled, !locked.withLock({ $0.memoryReadsSettled(reader: id) }) {
+                while purpose.awaitsStoring, !Task.isCancelled, !locked.withLock({ $0.memoryReadsSettled(reader: id) })
+                {
                     await context.suspend(id: id, in: \.waiters) { $0.memoryReadsSettled(reader: id) }
                 }
                 return nil

@@ -42,10 +42,11 @@ package struct TransferClient: Sendable {
         waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
     ) async throws -> (info: ContentInfo, data: Data) {
         let range = try await store(resource, span, waiting: waiting)
-        let info = try await cache.contentInfo(for: resource, firstRead: range, extent: .whole, priority: .prefetch)
-        guard !range.isEmpty else { return (info, Data()) }
         // Stored a moment ago: from disk, unless another process or an eviction took it back meanwhile (then
         // the read fetches it again).
-        return (info, try await cache.data(of: resource, in: range, priority: .prefetch))
+        let session = try await cache.openRead(
+            resource, from: range.lowerBound, length: range.upperBound - range.lowerBound,
+            purpose: .look(priority: .prefetch))
+        return (session.info, try await session.readAll())
     }
 }

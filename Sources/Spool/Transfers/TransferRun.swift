@@ -32,23 +32,24 @@ struct TransferRun: Sendable {
         do {
             // Known: from memory or the index. Unknown: the first origin request, which brings the span's first
             // bytes (all of them, when it can) and caches them.
-            let info = try await cache.contentInfo(
-                for: resource, firstRead: span.start..<(span.end ?? Int64.max), extent: .whole, priority: .prefetch)
-            guard span.start <= info.length else {
-                throw SpoolError.rangeNotSatisfiable(requested: span.start, length: info.length)
-            }
-            let range = span.start..<min(span.end ?? info.length, info.length)
+            // The session is not read from: it brings the content information and what was stored, and the gaps
+            // are read one by one.
+            let session = try await cache.openRead(
+                resource, from: span.start, length: span.end.map { $0 - span.start }, purpose: .prefetch(.whole))
+            let range = session.range
+            var stored = session.storedBefore
             for _ in 0..<Self.maximumPasses {
-                let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
+                let gaps = stored.gaps(in: range)
                 guard !gaps.isEmpty else { return .success(range) }
                 let total = range.upperBound - range.lowerBound
-                var stored = gaps.reduce(total) { $0 - ($1.upperBound - $1.lowerBound) }
-                progress(stored, total)
+                var done = gaps.reduce(total) { $0 - ($1.upperBound - $1.lowerBound) }
+                progress(done, total)
                 for gap in gaps {
                     try Task.checkCancellation()
-                    stored += try await read(gap, storedBefore: stored, total: total)
+                    done += try await read(gap, storedBefore: done, total: total)
                 }
-                progress(stored, total)
+                progress(done, total)
+                stored = await cache.cachedRanges(for: resource)
             }
             // Another process or an eviction keeps taking bytes back: the caller looks at what is stored.
             return .success(range)
@@ -60,8 +61,7 @@ struct TransferRun: Sendable {
     /// Reads `gap` into the cache; returns its bytes.
     private func read(_ gap: Range<Int64>, storedBefore: Int64, total: Int64) async throws -> Int64 {
         let stream = cache.read(
-            resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, priority: .prefetch, extent: .whole
-        )
+            resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, purpose: .prefetch(.whole))
         var (received, reported, checked) = (Int64(0), Int64(0), Int64(0))
         for try await chunk in stream {
             received += Int64(chunk.count)

@@ -41,23 +41,30 @@ final class LoadingRequestHandler: @unchecked Sendable {
         }
         task = Task { [self] in
             do {
+                // One read session per loading request: the content information, what is stored and the bytes
+                // come from one lookup of the entry. A request for the content information alone (or its
+                // two-byte probe) sizes a first origin request as for the player's reads that follow.
+                let (offset, length): (Int64, Int64?)
+                if let wanted {
+                    (offset, length) = (wanted.offset, wanted.end.map { max(0, $0 - wanted.offset) })
+                } else {
+                    (offset, length) = (0, 0)
+                }
+                let session = try await cache.openRead(
+                    resource, from: offset, length: length, purpose: .playback(), sizedAsPlayback: wantsInformation)
                 if wantsInformation {
-                    try await answerContentInformation()
+                    try await answerContentInformation(session)
                 }
                 if let wanted {
-                    let length = wanted.end.map { max(0, $0 - wanted.offset) }
                     // A to-end request is what a player asks for and then cancels once it has enough. Served
                     // from disk, it runs ahead of the player: before it asks the origin for what follows the
                     // cached bytes, it gives the player `replayGrace` to cancel (a replay then costs nothing);
                     // a bounded request is wanted whole.
-                    var consumer: (@Sendable () async throws -> Void)?
                     if wanted.end == nil {
                         let (grace, clock) = (Self.replayGrace, cache.clock)
-                        consumer = { try await clock.sleep(until: clock.uptime + grace) }
+                        session.consumer = { try await clock.sleep(until: clock.uptime + grace) }
                     }
-                    for try await chunk in cache.read(
-                        resource, from: wanted.offset, length: length, consumer: consumer)
-                    {
+                    while let chunk = try await session.next() {
                         guard await onQueue({ $0.dataRequest?.respond(with: chunk) }) != nil else { return }
                     }
                 }
@@ -91,10 +98,10 @@ final class LoadingRequestHandler: @unchecked Sendable {
 
     /// Fills in the content information. The type must be one the player allows: AVFoundation raises an
     /// Objective-C exception (the app crashes) when it is not, so a type outside the list is an error here.
-    private func answerContentInformation() async throws {
-        // The player waits for this: a start, which preloads give way to.
-        let info = try await cache.contentInfo(for: resource, priority: .playback)
-        let fullyCached = await cache.cachedRanges(for: resource).byteCount == info.length
+    private func answerContentInformation(_ session: ReadSession) async throws {
+        // The player waited for this (a start, which preloads gave way to); what was stored comes with it.
+        let info = session.info
+        let fullyCached = session.storedBefore.byteCount == info.length
         let type = UniformTypeMapping.uniformType(mimeType: info.mimeType, url: resource.url)
         if type == UniformTypeMapping.playlistType {
             throw LoadingError.playlistNeedsProxy(resource.url)

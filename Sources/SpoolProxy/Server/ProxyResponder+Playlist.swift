@@ -12,12 +12,13 @@ extension ProxyResponder {
 
     /// The rewritten playlist `resource` is, or `nil` when it is none (or not one this proxy understands:
     /// then its bytes go out unchanged). A resource is looked at only when its type says HLS, or when it is
-    /// small and its first bytes cost no origin request of their own (stored, or the start of the request).
-    /// `note` says what the log should know: URIs left alone, a live playlist served stale.
+    /// small and its first bytes cost no origin request of their own (stored, or the start of `session`, the
+    /// request's read, which keeps them for the response). `note` says what the log should know: URIs left
+    /// alone, a live playlist served stale.
     func playlist(
-        _ resource: Resource, origin: URL, info: ContentInfo, head: HTTPRequestHead, storedBefore: ByteRangeSet,
-        note: inout String?
+        _ resource: Resource, origin: URL, session: ReadSession, note: inout String?
     ) async throws -> HLSPlaylist? {
+        let (info, storedBefore) = (session.info, session.storedBefore)
         guard info.length > 0, info.length <= Self.maximumPlaylistBytes else { return nil }
         let key = cache.key(for: resource)
         if let copy = livePlaylists.copy(of: key) {
@@ -28,10 +29,15 @@ extension ProxyResponder {
             // first byte goes out (a small MP4 in a browser, its every cold request).
             guard !Self.namesMedia(info.mimeType) else { return nil }
             let prefix = 0..<min(info.length, 16)
-            let start = Self.firstRead(head)?.lowerBound ?? 0
-            guard start == 0 || storedBefore.contains(prefix),
-                HLSPlaylist.startsPlaylist(try await cache.data(of: resource, in: prefix, awaitsStoring: false))
-            else { return nil }
+            let leading: Data
+            if session.range.lowerBound == 0, session.range.upperBound >= prefix.upperBound {
+                leading = try await session.peek(prefix.count)
+            } else if session.range.lowerBound == 0 || storedBefore.contains(prefix) {
+                leading = try await cache.data(of: resource, in: prefix, awaitsStoring: false)
+            } else {
+                return nil
+            }
+            guard HLSPlaylist.startsPlaylist(leading) else { return nil }
         }
         let data = try await cache.data(of: resource, in: 0..<info.length)
         guard let playlist = rewrite(data, info: info, origin: origin, note: &note) else { return nil }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Spool
+import SpoolDownloads
 
 /// Answers one proxy request: maps the path to an origin URL, plans the response from the resource's
 /// content information and streams the body from the cache, which fetches what it lacks.
@@ -129,23 +130,24 @@ struct ProxyResponder: Sendable {
         // player's read has this one (the read-ahead starts with it). Told now, before anything can fail or the
         // player hang up: a player leaves as soon as it has the bytes, which can cancel this task before its end.
         if extent == .whole, !isHead { readAhead.played(origin, range: Self.firstRead(head)) }
-        // What was stored comes with the content information, as it was before anything was asked of the
-        // origin: asking for the content information brings the first bytes too.
-        let info: ContentInfo
-        let storedBefore: ByteRangeSet
+        // The first range's read session brings the content information and what was stored before anything
+        // was asked of the origin; asking for the content information brings the first bytes too.
+        let wanted = isHead ? 0..<1 : Self.firstRead(head) ?? 0..<Int64.max
+        let session: ReadSession
         do {
             // A player asks: waiting for the origin's first answer, it is a start that preloads give way to.
-            (info, storedBefore) = try await cache.contentInfoAndStoredRanges(
-                for: resource, firstRead: isHead ? 0..<1 : Self.firstRead(head),
-                extent: isHead ? .mayStopEarly : extent,
-                priority: .playback)
+            session = try await cache.openRead(
+                resource, from: wanted.lowerBound,
+                length: wanted.upperBound == .max ? nil : wanted.upperBound - wanted.lowerBound,
+                purpose: .playback(isHead ? .mayStopEarly : extent))
         } catch {
             throw FailureResponse(error: error)
         }
+        let (info, storedBefore) = (session.info, session.storedBefore)
         let playlist: HLSPlaylist?
         do {
             playlist = try await self.playlist(
-                resource, origin: origin, info: info, head: head, storedBefore: storedBefore, note: &record.note)
+                resource, origin: origin, session: session, note: &record.note)
         } catch {
             throw FailureResponse(error: error)
         }
@@ -166,17 +168,18 @@ struct ProxyResponder: Sendable {
 
         // The first chunk is read before the head goes out, so that an origin failing right away becomes its
         // status (or a 502 or 504) instead of a 200 with a broken body.
-        var firstReader: ByteStream.Iterator?
+        var firstSession: ReadSession?
         var firstPart: StreamPart?
         if !isHead, let first = ranges.first {
-            var iterator = read(resource, first, length: info.length, extent: extent, pace: pace)
-                .makeAsyncIterator()
             do {
-                firstPart = try await iterator.nextPart(revoke: writer.revokeSlice)
+                let reading =
+                    session.range == first ? session : try await openRead(resource, first, extent: extent)
+                paced(reading, pace)
+                firstPart = try await reading.nextPart(revoke: writer.revokeSlice)
+                firstSession = reading
             } catch {
                 throw FailureResponse(error: error)
             }
-            firstReader = iterator
         }
         // From here every slice is the ledger's, released when sent or when the connection closes.
         let firstBody = try firstPart.map(writer.body)
@@ -206,19 +209,19 @@ struct ProxyResponder: Sendable {
                 try await writer.write(.body(.byteBuffer(ByteBuffer(string: partHeaders[index]))))
             }
             let before = record.bodyBytes
-            var iterator: ByteStream.Iterator
-            if index == 0, let first = firstReader {
-                iterator = first
-                firstReader = nil
+            let reading: ReadSession
+            if index == 0, let first = firstSession {
+                reading = first
+                firstSession = nil
                 if let firstBody {
                     try await writer.writeBody(firstBody)
                     record.bodyBytes += Int64(firstBody.readableBytes)
                 }
             } else {
-                iterator = read(resource, range, length: info.length, extent: extent, pace: pace)
-                    .makeAsyncIterator()
+                reading = try await openRead(resource, range, extent: extent)
+                paced(reading, pace)
             }
-            while let part = try await iterator.nextPart(revoke: writer.revokeSlice) {
+            while let part = try await reading.nextPart(revoke: writer.revokeSlice) {
                 try await writer.writeBody(part)
                 record.bodyBytes += Int64(part.count)
             }
@@ -229,16 +232,19 @@ struct ProxyResponder: Sendable {
         try await writer.write(.end(nil))
     }
 
-    /// The bytes of `range`. A range that runs to the end of the resource is what a player asks for and then
-    /// abandons, so its origin requests wait for the client to keep up (see `ClientPace`); a bounded range
-    /// is wanted whole.
-    private func read(
-        _ resource: Resource, _ range: Range<Int64>, length: Int64, extent: ReadExtent, pace: ClientPace?
-    ) -> ByteStream {
-        var consumer: (@Sendable () async throws -> Void)?
-        if let pace, range.upperBound == length { consumer = { try await pace.caughtUp() } }
-        return cache.read(
-            resource, from: range.lowerBound, length: range.count64, extent: extent, consumer: consumer)
+    /// A player's read of `range`.
+    private func openRead(_ resource: Resource, _ range: Range<Int64>, extent: ReadExtent) async throws
+        -> ReadSession
+    {
+        try await cache.openRead(resource, from: range.lowerBound, length: range.count64, purpose: .playback(extent))
+    }
+
+    /// Paces `session` by the client when it runs to the end of the resource: that is what a player asks
+    /// for and then abandons, so its origin requests wait for the client to keep up (see `ClientPace`); a
+    /// bounded range is wanted whole.
+    private func paced(_ session: ReadSession, _ pace: ClientPace?) {
+        guard let pace, session.range.upperBound == session.info.length else { return }
+        session.consumer = { try await pace.caughtUp() }
     }
 
     /// `hit` when every requested byte is in `stored`, `miss` when none is, `partial` otherwise.

@@ -21,7 +21,7 @@ final class PauseForPlaybackTests: XCTestCase {
         var reads = origin.reads.makeAsyncIterator()
 
         // A read ahead of playback sends its request; its body waits for the test.
-        let preload = Task { _ = try await collect(cache.read(Resource(url: track), priority: .prefetch)) }
+        let preload = Task { _ = try await collect(cache.read(Resource(url: track), purpose: .prefetch())) }
         let first = await reads.next()
         XCTAssertEqual(first, "/track")
         // Another player starts where the origin never answers: playback needs the link.
@@ -69,7 +69,7 @@ extension PauseForPlaybackTests {
                 directory: directory, origin: origin, fetchPolicy: FetchPolicy(stallTimeout: 3600)))
         let track = URL(string: "gated:/track")!
         var reads = origin.reads.makeAsyncIterator()
-        let preload = Task { try await collect(cache.read(Resource(url: track), priority: .prefetch)) }
+        let preload = Task { try await collect(cache.read(Resource(url: track), purpose: .prefetch())) }
         let first = await reads.next()
         XCTAssertEqual(first, "/track")
 

@@ -15,10 +15,10 @@ final class WholeReadDiscoveryTests: XCTestCase {
         fixture.origin.behaviour.throttleBytesPerSecond = 2_000_000
         let cache = try fixture.makeCache()
         let resource = Resource(url: fixture.url)
-        _ = try await cache.contentInfo(for: resource, extent: .whole)
+        _ = try await cache.openRead(resource, purpose: .prefetch(.whole))
         let reading = Task {
             var received: Int64 = 0
-            for try await chunk in cache.read(resource, from: 0, length: length, priority: .prefetch, extent: .whole) {
+            for try await chunk in cache.read(resource, from: 0, length: length, purpose: .prefetch(.whole)) {
                 received += Int64(chunk.count)
                 if received >= 1_000_000 { break }
             }

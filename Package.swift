@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12)],
     products: [
         .library(name: "Spool", targets: ["Spool"]),
+        .library(name: "SpoolDownloads", targets: ["SpoolDownloads"]),
         .library(name: "SpoolAVFoundation", targets: ["SpoolAVFoundation"]),
         .library(name: "SpoolProxy", targets: ["SpoolProxy"]),
         .library(name: "SpoolAsyncHTTPClient", targets: ["SpoolAsyncHTTPClient"]),
@@ -27,6 +28,8 @@ let package = Package(
             name: "Spool",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Offline downloads: a queue that survives the app's end and HLS pinning, on the engine's transfers.
+        .target(name: "SpoolDownloads", dependencies: ["Spool"]),
         // AVPlayer integration. On Apple platforms it uses AVFoundation; on Linux the same source compiles
         // against AVFoundationStandIn, so it is built and tested here.
         .target(
@@ -41,7 +44,8 @@ let package = Package(
         .target(name: "SpoolQuickStart", dependencies: ["Spool", "SpoolAVFoundation"]),
         // The Swift samples of the DocC articles that need no AVFoundation, compiled on every build (the tests
         // check that the articles show them as written). Not a product.
-        .target(name: "SpoolSamples", dependencies: ["Spool", "SpoolProxy", "SpoolAsyncHTTPClient"]),
+        .target(
+            name: "SpoolSamples", dependencies: ["Spool", "SpoolDownloads", "SpoolProxy", "SpoolAsyncHTTPClient"]),
         // Linux only (every file is inside `#if os(Linux)`, so the module is empty elsewhere): the AVFoundation
         // surface the adapter needs, declared as Apple's SDKs declare it, and a player simulator driving it the
         // way AVPlayer does, with the recorded AVPlayer traces.
@@ -52,6 +56,7 @@ let package = Package(
             name: "SpoolProxy",
             dependencies: [
                 "Spool",
+                "SpoolDownloads",
                 // The proof each proxy URL carries (HMAC-SHA256 with a per-launch key).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -83,6 +88,7 @@ let package = Package(
             name: "SpoolCommand",
             dependencies: [
                 "Spool",
+                "SpoolDownloads",
                 "SpoolAVFoundation",
                 "SpoolAsyncHTTPClient",
                 "SpoolProxy",
@@ -93,7 +99,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTesting"]),
+        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolDownloads", "SpoolTesting"]),
         .testTarget(name: "SpoolTestingTests", dependencies: ["SpoolTesting"]),
         // HTTPOrigin's HTTP semantics over both transports, and what only the AsyncHTTPClient transport
         // promises (backpressure); apart from SpoolTests, which builds without SwiftNIO.
@@ -102,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "SpoolProxyTests",
             dependencies: [
-                "Spool", "SpoolProxy", "SpoolTesting", "SpoolAsyncHTTPClient",
+                "Spool", "SpoolDownloads", "SpoolProxy", "SpoolTesting", "SpoolAsyncHTTPClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

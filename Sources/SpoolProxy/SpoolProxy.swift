@@ -1,5 +1,6 @@
 import Foundation
 public import Spool
+public import SpoolDownloads
 
 /// A local HTTP caching proxy over a `SpoolCache`: any player that reads http URLs (ffmpeg, VLC, mpv, a
 /// browser, AVPlayer with HLS) plays through the cache; an AirPlay receiver too, once shared on the local

@@ -2,6 +2,7 @@
 // sample begins
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// Queues an album for offline play and prints each track's state as it changes.
 func downloadAndWatch(_ album: [(url: URL, name: String)], cache: SpoolCache) async throws {

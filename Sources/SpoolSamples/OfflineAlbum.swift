@@ -2,6 +2,7 @@
 // sample begins
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// Queues an album for offline play: Wi-Fi only, pinned from its first byte, resumed after a relaunch.
 func downloadAlbum(_ tracks: [URL], cache: SpoolCache) async throws -> DownloadQueue {

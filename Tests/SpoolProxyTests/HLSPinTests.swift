@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolDownloads
 import SpoolTesting
 import XCTest
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Passes `SpoolProblem`s to the app, a storage failure once until writes have worked again for a while
 /// (a nearly full disk lets some writes through), so a full disk is one report, not one per chunk.
-final class ProblemReporter: Sendable {
+package final class ProblemReporter: Sendable {
     private let handler: (@Sendable (SpoolProblem) -> Void)?
     private let storageFailing = LockedBox(false)
     /// Bytes written without a failure since the last one.
@@ -13,7 +13,7 @@ final class ProblemReporter: Sendable {
         self.handler = handler
     }
 
-    func report(_ problem: SpoolProblem) {
+    package func report(_ problem: SpoolProblem) {
         if case .storageFailed = problem {
             writtenSinceFailure.withLock { $0 = 0 }
             let first = storageFailing.withLock { failing in

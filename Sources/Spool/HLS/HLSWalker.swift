@@ -32,8 +32,25 @@ package struct HLSWalker: Sendable {
         self.client = client
     }
 
+    /// Why a resource is not walked: what `HLSPinning` reports as its failure.
+    package enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The resource is no HLS playlist.
+        case notAPlaylist(URL)
+        /// A playlist larger than `HLSWalker.maximumPlaylistBytes`.
+        case tooLarge(URL, Int64)
+
+        /// A readable explanation.
+        package var description: String {
+            switch self {
+            case .notAPlaylist(let url): "not an HLS playlist: \(CacheKeyPolicy.displayURL(for: url))"
+            case .tooLarge(let url, let length):
+                "a playlist of \(length) bytes is too large: \(CacheKeyPolicy.displayURL(for: url))"
+            }
+        }
+    }
+
     /// The playlist of `resource`, read whole (in one request when it is not cached). Throws
-    /// `HLSPinning.Failure.tooLarge` or `.notAPlaylist` for what is no playlist.
+    /// `Refusal.tooLarge` or `.notAPlaylist` for what is no playlist.
     package func playlist(
         _ resource: Resource, waiting: @escaping @Sendable ([TransferBlocker]) -> Void = { _ in }
     ) async throws -> HLSPlaylist {
@@ -42,10 +59,10 @@ package struct HLSWalker: Sendable {
         let (info, data) = try await client.data(
             resource, TransferSpan(start: 0, end: Self.maximumPlaylistBytes + 1), waiting: waiting)
         guard info.length <= Self.maximumPlaylistBytes else {
-            throw HLSPinning.Failure.tooLarge(resource.url, info.length)
+            throw Refusal.tooLarge(resource.url, info.length)
         }
         guard let playlist = HLSPlaylist(data, url: info.location ?? resource.url, map: { _ in nil }) else {
-            throw HLSPinning.Failure.notAPlaylist(resource.url)
+            throw Refusal.notAPlaylist(resource.url)
         }
         return playlist
     }

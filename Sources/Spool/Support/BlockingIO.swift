@@ -18,22 +18,23 @@ package enum BlockingIO {
 
     /// Starts `work` on the blocking-work queue without waiting for it: for bookkeeping nobody awaits, such as
     /// writing statistics.
-    static func start(_ work: @escaping @Sendable () -> Void) {
+    package static func start(_ work: @escaping @Sendable () -> Void) {
         queue.async { blocking(work) }
     }
 
     /// Starts `work` on `serial` (one of `serialQueue`'s) without waiting for it.
-    static func start(on serial: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+    package static func start(on serial: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         serial.async { blocking(work) }
     }
 
     /// A serial queue for work that must happen one job at a time (one entry's writes), on the same threads.
-    static func serialQueue(label: String) -> DispatchQueue {
+    package static func serialQueue(label: String) -> DispatchQueue {
         DispatchQueue(label: label, target: queue)
     }
 
     /// Runs `work` on `serial` (one of `serialQueue`'s) and returns its result.
-    static func run<T: Sendable>(on serial: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws
+    package static func run<T: Sendable>(on serial: DispatchQueue, _ work: @escaping @Sendable () throws -> T)
+        async throws
         -> T
     {
         try await withCheckedThrowingContinuation { continuation in
@@ -43,7 +44,7 @@ package enum BlockingIO {
 
     /// Runs `work` synchronously on `serial` (one of `serialQueue`'s), for a caller that may block: an app's
     /// synchronous call, a `deinit`.
-    static func sync<T>(on serial: DispatchQueue, _ work: () throws -> T) rethrows -> T {
+    package static func sync<T>(on serial: DispatchQueue, _ work: () throws -> T) rethrows -> T {
         // Waiting for the queue blocks the caller as much as the work itself does.
         willBlock("waiting for a serial BlockingIO queue")
         return try serial.sync { try blocking(work) }
@@ -52,7 +53,7 @@ package enum BlockingIO {
     /// Says that blocking file work (`what`) is about to run: debug builds check that it runs on `BlockingIO`
     /// or off Swift's tasks, and under no lock. Release builds do nothing.
     @inline(__always)
-    static func willBlock(_ what: StaticString) {
+    package static func willBlock(_ what: StaticString) {
         #if DEBUG
         ConcurrencyChecks.willBlock(what)
         #endif

@@ -2,7 +2,7 @@ import Foundation
 
 /// The consumers of a type's events (a preloader's, a download queue's): each `stream()` adds one, `yield`
 /// tells every one, `finish` ends them all. Buffers the newest `buffering` events of a consumer that lags.
-final class Subscribers<Event: Sendable>: Sendable {
+package final class Subscribers<Event: Sendable>: Sendable {
     private struct State {
         var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
         var next = 0
@@ -11,12 +11,12 @@ final class Subscribers<Event: Sendable>: Sendable {
     private let state = LockedBox(State())
     private let buffering: Int
 
-    init(buffering: Int = 1024) {
+    package init(buffering: Int = 1024) {
         self.buffering = buffering
     }
 
     /// Every event from now on, until `finish()` (or the consumer stops iterating).
-    func stream() -> AsyncStream<Event> {
+    package func stream() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Event.self, bufferingPolicy: .bufferingNewest(buffering))
         let id = state.withLock { state in
@@ -31,7 +31,7 @@ final class Subscribers<Event: Sendable>: Sendable {
     }
 
     /// Tells every consumer `events`, in order.
-    func yield(_ events: [Event]) {
+    package func yield(_ events: [Event]) {
         guard !events.isEmpty else { return }
         let continuations = state.withLock { Array($0.continuations.values) }
         for event in events {
@@ -40,7 +40,7 @@ final class Subscribers<Event: Sendable>: Sendable {
     }
 
     /// Ends every stream.
-    func finish() {
+    package func finish() {
         let continuations = state.withLock { state in
             defer { state.continuations = [:] }
             return Array(state.continuations.values)

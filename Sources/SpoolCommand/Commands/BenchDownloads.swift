@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolDownloads
 import SpoolTesting
 
 /// `spool bench downloads`: an album downloaded for offline across emulated links, by Spool's download queue

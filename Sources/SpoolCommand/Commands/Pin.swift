@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// `spool pin URL`: pins a resource for offline use and downloads all of it; of an HLS stream, what playing
 /// it needs.

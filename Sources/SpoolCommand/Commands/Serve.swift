@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Spool
 import SpoolAsyncHTTPClient
+import SpoolDownloads
 import SpoolProxy
 
 #if canImport(FoundationNetworking)

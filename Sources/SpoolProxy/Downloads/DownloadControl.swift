@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Spool
+import SpoolDownloads
 
 /// The proxy's download API: an app that drives the proxy over HTTP (`spool serve`, from any language) queues
 /// downloads for offline play, pauses, resumes and removes them, and watches them, through the proxy's

@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// The JSON a client sends to `PUT /downloads`: downloads to add at the end of the queue.
 package struct DownloadAddMessage: Codable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolDownloads
 import SpoolProxy
 import SpoolTesting
 import XCTest

@@ -3,6 +3,7 @@ import SpoolTesting
 import XCTest
 
 @testable import Spool
+@testable import SpoolDownloads
 
 /// A download queue over a real origin: downloads complete whole and play with no origin request, survive a
 /// relaunch, wait for the conditions and a disk reserve, outlive the streaming cache's limits, and go when

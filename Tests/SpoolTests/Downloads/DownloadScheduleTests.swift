@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Spool
+@testable import SpoolDownloads
 
 /// Which downloads run, what a pause, a resume or a removal does, and what is written down: decisions, with no
 /// download.

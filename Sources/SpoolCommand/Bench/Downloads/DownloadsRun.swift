@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolAsyncHTTPClient
+import SpoolDownloads
 import SpoolTesting
 
 /// One pass of the downloads benchmark across a new emulated link: every item fetched whole, by curl all at

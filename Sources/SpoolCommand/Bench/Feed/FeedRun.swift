@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolAsyncHTTPClient
+import SpoolDownloads
 import SpoolProxy
 import SpoolTesting
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolDownloads
 import SpoolProxy
 
 /// `spool download`: the cache's queue of downloads for offline play, the one `DownloadQueue` runs in an app.

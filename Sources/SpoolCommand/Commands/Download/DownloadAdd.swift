@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolDownloads
 import SpoolProxy
 
 /// `spool download add URL...`: adds downloads to the queue, then runs it.

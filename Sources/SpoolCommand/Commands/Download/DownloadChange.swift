@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// What `pause`, `resume` and `remove` share: the ids, the cache, and a queue opened to change and closed.
 struct DownloadIDs: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spool
+import SpoolDownloads
 import SpoolProxy
 
 /// `spool download ls`: the queue, with what each download has stored.

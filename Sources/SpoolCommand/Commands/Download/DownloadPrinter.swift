@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// Prints downloads' states on stderr as they change: a line per new state, and per tenth of a download's bytes.
 struct DownloadPrinter {

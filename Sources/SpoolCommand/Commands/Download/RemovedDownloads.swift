@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolDownloads
 
 /// What `rm` and `clear` do to the download queue: a completed download whose bytes they removed goes back to
 /// the queue. A running `spool serve` checks its queue at once (asked for its status); otherwise the next

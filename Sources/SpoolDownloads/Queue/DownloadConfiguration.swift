@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// How a `DownloadQueue` downloads.
 public struct DownloadConfiguration: Sendable {

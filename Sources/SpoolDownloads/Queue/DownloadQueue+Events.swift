@@ -1,3 +1,4 @@
+import Spool
 /// How the queue's entries read to an app: their states, and the events between two views of the queue.
 extension DownloadQueue {
     /// Where `entry` stands, running items with what their task last reported (`progress`).

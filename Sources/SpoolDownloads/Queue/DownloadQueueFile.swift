@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// Decides which downloads of a queue run: a value that the queue alone changes, returning what to do (start,
 /// cancel, discard what a removed download stored, write the queue down), so that every decision is tested

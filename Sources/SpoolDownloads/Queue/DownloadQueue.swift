@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// Downloads for offline play, the way music and podcast apps need them: a queue of files and HLS streams that
 /// survives a relaunch, a crash or the process being killed, runs a few at a time, waits for the device's

@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// Pins what playing an HLS stream needs, for offline play: the playlists, and the keys, initialization
 /// sections and segments of the chosen variants and of the renditions they name, each under the cache key
@@ -44,10 +45,16 @@ public struct HLSPinning: Sendable {
         /// A readable explanation.
         public var description: String {
             switch self {
-            case .notAPlaylist(let url): "not an HLS playlist: \(CacheKeyPolicy.displayURL(for: url))"
+            case .notAPlaylist(let url): HLSWalker.Refusal.notAPlaylist(url).description
             case .live(let url): "a live stream cannot be pinned before it ends: \(CacheKeyPolicy.displayURL(for: url))"
-            case .tooLarge(let url, let length):
-                "a playlist of \(length) bytes is too large: \(CacheKeyPolicy.displayURL(for: url))"
+            case .tooLarge(let url, let length): HLSWalker.Refusal.tooLarge(url, length).description
+            }
+        }
+
+        init(_ refusal: HLSWalker.Refusal) {
+            switch refusal {
+            case .notAPlaylist(let url): self = .notAPlaylist(url)
+            case .tooLarge(let url, let length): self = .tooLarge(url, length)
             }
         }
     }
@@ -146,17 +153,28 @@ public struct HLSPinning: Sendable {
     /// Pins the playlist at `url`, then what it names (of a master, its session keys); returns it.
     private func playlist(at url: URL, run: inout Run) async throws -> HLSPlaylist {
         let resource = Resource(url: url)
-        var playlist = try await walker.playlist(resource, waiting: run.waiting)
+        var playlist = try await read(resource, waiting: run.waiting)
         if playlist.isLive {
             // A copy stored while the stream was live: the stream may have ended since.
             await cache.remove(resource)
-            playlist = try await walker.playlist(resource, waiting: run.waiting)
+            playlist = try await read(resource, waiting: run.waiting)
             guard !playlist.isLive else { throw Failure.live(url) }
         }
         run.plan([url])
         run.plan(HLSWalker.contents(of: playlist).map(\.url))
         try await run.pinPlanned(in: self)
         return playlist
+    }
+
+    /// The playlist of `resource` (see `HLSWalker.playlist`), or why it is none as this type's failure.
+    private func read(_ resource: Resource, waiting: @escaping @Sendable ([TransferBlocker]) -> Void) async throws
+        -> HLSPlaylist
+    {
+        do {
+            return try await walker.playlist(resource, waiting: waiting)
+        } catch let refusal as HLSWalker.Refusal {
+            throw Failure(refusal)
+        }
     }
 
     /// Pins the resource at `url` and stores all of it; returns its bytes.

@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// One download for offline play: a file, or an HLS stream with the variants to keep.
 public struct DownloadRequest: Sendable, Equatable, Codable {

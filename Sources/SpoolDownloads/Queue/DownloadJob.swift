@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// Downloads one item of a queue whole: says what to store, and the cache's transfer scheduler runs it as a
 /// download (after playback, read-ahead, prefetches and preloads, and only while the device's conditions allow

@@ -11,7 +11,7 @@ extension EngineState {
         /// Fail the read.
         case fail(any Error)
         /// Look at another process's record of the resource (and take in the bytes it stored), then step
-        /// again: the step would start origin requests (`EngineState.storageIsShared`).
+        /// again: the step would start origin requests (see `EngineState.step`).
         case lookElsewhere
     }
 }

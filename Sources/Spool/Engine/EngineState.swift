@@ -4,9 +4,6 @@ import Foundation
 /// who waits for them. It performs no I/O; `ResourceEngine` carries out what it returns.
 struct EngineState {
     let policy: FetchPolicy
-    /// Whether another process may store this resource's bytes (a cache directory two processes open): a
-    /// reader about to start origin requests looks at their record first (`Step.lookElsewhere`).
-    let storageIsShared: Bool
     private(set) var info: ContentInfo? {
         didSet { if info != oldValue { record.changed() } }
     }
@@ -35,12 +32,10 @@ struct EngineState {
     private var nextID = 1
 
     init(
-        policy: FetchPolicy, info: ContentInfo?, stored: ByteRangeSet, storageIsShared: Bool = false,
-        created: Date = .distantPast
+        policy: FetchPolicy, info: ContentInfo?, stored: ByteRangeSet, created: Date = .distantPast
     ) {
         self.policy = policy
         record = RecordSchedule(created: created)
-        self.storageIsShared = storageIsShared
         self.info = info
         self.stored = stored
     }
@@ -125,9 +120,10 @@ struct EngineState {
         }
         if let failure = reader.failure { return .fail(failure) }
 
-        // Bytes another process stored since are taken rather than fetched again: one look at its record
-        // before a step that would start requests (`lookedElsewhere`), and the step again.
-        if storageIsShared, !looked {
+        // Bytes another process stored since are taken rather than fetched again (a cache directory may be
+        // open in two processes, an app and its extension): one look at its record before a step that would
+        // start requests (`lookedElsewhere`), and the step again.
+        if !looked {
             var trial = self
             if !trial.startRequests(reader: id, at: position, end: end, link: link).isEmpty { return .lookElsewhere }
         }

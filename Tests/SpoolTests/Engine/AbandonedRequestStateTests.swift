@@ -13,7 +13,8 @@ final class AbandonedRequestStateTests: XCTestCase {
         var state = EngineState(
             policy: FetchPolicy(), info: ContentInfo(length: 4_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil, isPrefetch: isPrefetch)
-        guard case .wait(let started) = state.step(reader: reader, position: 0, link: link), !started.isEmpty else {
+        guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: link), !started.isEmpty
+        else {
             XCTFail("a reader of bytes not stored waits for requests")
             return (state, reader, [])
         }
@@ -45,11 +46,11 @@ final class AbandonedRequestStateTests: XCTestCase {
         _ = state.removeReader(reader, abandonAt: 10)
         // The player asks again near where it was: it reads what is stored, then waits on the same requests.
         let again = state.addReader(requestedEnd: nil)
-        guard case .read(let range, _) = state.step(reader: again, position: 10_000, link: link) else {
+        guard case .read(let range, _) = state.driverStep(reader: again, position: 10_000, link: link) else {
             return XCTFail("stored bytes are read")
         }
         XCTAssertEqual(range, 10_000..<20_000)
-        guard case .wait(let started) = state.step(reader: again, position: 20_000, link: link) else {
+        guard case .wait(let started) = state.driverStep(reader: again, position: 20_000, link: link) else {
             return XCTFail("it waits for the abandoned requests")
         }
         let abandonedEnd = fetches.compactMap { state.remaining(of: $0)?.upperBound }.max()!
@@ -64,7 +65,7 @@ final class AbandonedRequestStateTests: XCTestCase {
     func testAnAbandonedRequestNobodyJoinsExpires() {
         var (state, reader, fetches) = waitingReader()
         let other = state.addReader(requestedEnd: 10_000)
-        _ = state.step(reader: other, position: 0, link: link)
+        _ = state.driverStep(reader: other, position: 0, link: link)
         _ = state.removeReader(reader, abandonAt: 10)
         XCTAssertNil(state.abandonedSince(fetch: fetches[0]), "a request another reader waits for goes on")
         for id in fetches.dropFirst() { XCTAssertEqual(state.abandonedSince(fetch: id), 10) }
@@ -88,7 +89,7 @@ final class AbandonedRequestStateTests: XCTestCase {
         // still delivering (the one at their end was abandoned), so it reads them as a cache hit,
         // (to 100 kB, which the abandoned requests cover: going on, it would start no new one)
         let replay = state.addReader(requestedEnd: 100_000)
-        guard case .read = state.step(reader: replay, position: 0, link: link) else {
+        guard case .read = state.driverStep(reader: replay, position: 0, link: link) else {
             return XCTFail("stored bytes are read")
         }
         state.markDelivered(reader: replay, versionNumber: state.versionNumber)

@@ -158,7 +158,7 @@ final class DiscoveryStateTests: XCTestCase {
             // Nobody has joined yet: the read that asked comes next, and the request waits for it.
             XCTAssertTrue(state.fetches[opened.id]?.outlivesReaders ?? false, row.name)
             let reader = state.addReader(requestedEnd: nil, extent: row.extent)
-            _ = state.step(reader: reader, position: 0)
+            _ = state.driverStep(reader: reader, position: 0)
             XCTAssertEqual(state.fetches[opened.id]?.interested, [reader], "\(row.name): the read joined it")
             let cancelled = state.removeReader(reader)
             XCTAssertEqual(cancelled.contains(opened.id), row.cancelledWhenLeft, row.name)
@@ -180,7 +180,7 @@ final class DiscoveryStateTests: XCTestCase {
                 requested: 0..<FetchPolicy.wholeRequestLimit)
             _ = state.didStore(0..<2_000_000, fetch: opened.id)
             let reader = state.addReader(requestedEnd: nil, extent: row.extent, isPrefetch: true)
-            guard case .read(let range, _) = state.step(reader: reader, position: 262_144) else {
+            guard case .read(let range, _) = state.driverStep(reader: reader, position: 262_144) else {
                 return XCTFail("\(row.name): the stored bytes are read")
             }
             XCTAssertEqual(range.lowerBound, 262_144, row.name)

@@ -16,7 +16,7 @@ final class EngineStateTests: XCTestCase {
     ) {
         var state = EngineState(policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""), stored: stored)
         let reader = state.addReader(requestedEnd: nil)
-        guard case .wait(let started) = state.step(reader: reader, position: 0, link: link) else {
+        guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: link) else {
             XCTFail("a reader of bytes not stored waits for requests")
             return (state, reader, [])
         }
@@ -57,7 +57,7 @@ final class EngineStateTests: XCTestCase {
             var started: [Int] = []
             for isPrefetch in row.prefetch {
                 let reader = state.addReader(requestedEnd: nil, isPrefetch: isPrefetch)
-                if case .wait(let starts) = state.step(reader: reader, position: 0, link: link) {
+                if case .wait(let starts) = state.driverStep(reader: reader, position: 0, link: link) {
                     started += starts.map(\.id)
                 }
             }
@@ -73,7 +73,8 @@ final class EngineStateTests: XCTestCase {
         var state = EngineState(
             policy: policy, info: ContentInfo(length: 1_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil, isPrefetch: true)
-        guard case .wait(let starts) = state.step(reader: reader, position: 0, link: link), let fetch = starts.first
+        guard case .wait(let starts) = state.driverStep(reader: reader, position: 0, link: link),
+            let fetch = starts.first
         else { return XCTFail("a prefetch read of missing bytes starts a request") }
         _ = state.removeReader(reader)
         XCTAssertFalse(state.mayPause(fetch: fetch.id))
@@ -150,14 +151,16 @@ final class EngineStateTests: XCTestCase {
         var (state, reader, fetches) = waitingReader()
         let bystander = state.addReader(requestedEnd: nil)
         // The bystander reads elsewhere, on its own request.
-        guard case .wait(let own) = state.step(reader: bystander, position: 800_000, link: link), !own.isEmpty else {
+        guard case .wait(let own) = state.driverStep(reader: bystander, position: 800_000, link: link), !own.isEmpty
+        else {
             return XCTFail("a reader far ahead starts its own request")
         }
         _ = state.fetchFailed(fetches[0], error: SpoolError.httpStatus(404), progressed: false, cancelled: false, at: 1)
-        guard case .fail(SpoolError.httpStatus(404, _, _)) = state.step(reader: reader, position: 0, link: link) else {
+        guard case .fail(SpoolError.httpStatus(404, _, _)) = state.driverStep(reader: reader, position: 0, link: link)
+        else {
             return XCTFail("the reader that waited on the failed request fails with its error")
         }
-        guard case .wait = state.step(reader: bystander, position: 800_000, link: link) else {
+        guard case .wait = state.driverStep(reader: bystander, position: 800_000, link: link) else {
             return XCTFail("a reader on another request carries on")
         }
     }
@@ -166,17 +169,17 @@ final class EngineStateTests: XCTestCase {
         var state = EngineState(
             policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([0..<100_000]))
         let waiting = state.addReader(requestedEnd: nil)
-        guard case .wait(let elsewhere) = state.step(reader: waiting, position: 500_000, link: link) else {
+        guard case .wait(let elsewhere) = state.driverStep(reader: waiting, position: 500_000, link: link) else {
             return XCTFail()
         }
         let fetches = elsewhere.map(\.id)
         // This reader has delivered old bytes.
         let old = state.addReader(requestedEnd: nil)
-        guard case .read(_, let versionNumber) = state.step(reader: old, position: 0, link: link) else {
+        guard case .read(_, let versionNumber) = state.driverStep(reader: old, position: 0, link: link) else {
             return XCTFail("stored bytes are read")
         }
         state.markDelivered(reader: old, versionNumber: versionNumber)
-        guard case .wait(let started) = state.step(reader: old, position: 100_000, link: link) else {
+        guard case .wait(let started) = state.driverStep(reader: old, position: 100_000, link: link) else {
             return XCTFail()
         }
         let ids = Set(fetches + started.map(\.id))
@@ -188,7 +191,8 @@ final class EngineStateTests: XCTestCase {
         XCTAssertTrue(state.stored.isEmpty)
         XCTAssertNil(state.info, "the new version's information comes with the next response")
         XCTAssertEqual(state.versionNumber, versionNumber + 1)
-        guard case .fail(SpoolError.resourceChanged) = state.step(reader: old, position: 100_000, link: link) else {
+        guard case .fail(SpoolError.resourceChanged) = state.driverStep(reader: old, position: 100_000, link: link)
+        else {
             return XCTFail("a reader that delivered old bytes cannot go on with new ones")
         }
     }
@@ -206,7 +210,7 @@ final class EngineStateTests: XCTestCase {
         for test in cases {
             var (state, _, _) = waitingReader(stored: ByteRangeSet([600_000..<700_000]))
             let reader = state.addReader(requestedEnd: nil)
-            guard case .wait(let started) = state.step(reader: reader, position: 500_000, link: link) else {
+            guard case .wait(let started) = state.driverStep(reader: reader, position: 500_000, link: link) else {
                 return XCTFail(test.name)
             }
             let request = started[0]
@@ -226,17 +230,17 @@ final class EngineStateTests: XCTestCase {
         // Another process's claims merged in, beyond the resource's end clamped away.
         state.gained(ByteRangeSet([40_000..<60_000, 990_000..<1_200_000]))
         XCTAssertEqual(state.stored.ranges, [0..<60_000, 990_000..<1_000_000])
-        guard case .read(let range, _) = state.step(reader: reader, position: 0, link: link) else {
+        guard case .read(let range, _) = state.driverStep(reader: reader, position: 0, link: link) else {
             return XCTFail("stored bytes are read")
         }
         XCTAssertEqual(range, 0..<60_000)
         // Damage found in the middle: readers that need it wait for it again.
         state.lost([16_384..<32_768])
-        guard case .read(let shorter, _) = state.step(reader: reader, position: 0, link: link) else {
+        guard case .read(let shorter, _) = state.driverStep(reader: reader, position: 0, link: link) else {
             return XCTFail()
         }
         XCTAssertEqual(shorter, 0..<16_384)
-        guard case .wait = state.step(reader: reader, position: 16_384, link: link) else {
+        guard case .wait = state.driverStep(reader: reader, position: 16_384, link: link) else {
             return XCTFail("lost bytes are waited for (a running request covers them)")
         }
     }
@@ -252,7 +256,9 @@ final class EngineStateTests: XCTestCase {
             (nil, 0..<Int64(policy.readChunkSize)), (4 << 20, 0..<(4 << 20)), (100, 0..<100),
         ]
         for test in cases {
-            guard case .read(let range, _) = state.step(reader: reader, position: 0, link: link, readLimit: test.limit)
+            guard
+                case .read(let range, _) = state.driverStep(
+                    reader: reader, position: 0, link: link, readLimit: test.limit)
             else { return XCTFail() }
             XCTAssertEqual(range, test.expected, "limit \(String(describing: test.limit))")
         }
@@ -287,7 +293,7 @@ final class EngineStateTests: XCTestCase {
                 policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""),
                 stored: ByteRangeSet(item.stored))
             let reader = state.addReader(requestedEnd: item.end, extent: item.extent)
-            guard case .wait(let started) = state.step(reader: reader, position: item.from, link: link) else {
+            guard case .wait(let started) = state.driverStep(reader: reader, position: item.from, link: link) else {
                 XCTFail("\(item.name): waits for requests")
                 continue
             }
@@ -299,7 +305,7 @@ final class EngineStateTests: XCTestCase {
         var (state, reader, fetches) = waitingReader()
         let other = state.addReader(requestedEnd: nil)
         // It joins the first reader's requests, and may add one further ahead.
-        guard case .wait(let added) = state.step(reader: other, position: 10_000, link: link) else {
+        guard case .wait(let added) = state.driverStep(reader: other, position: 10_000, link: link) else {
             return XCTFail()
         }
         XCTAssertEqual(state.removeReader(reader), [], "requests another reader needs keep running")
@@ -317,7 +323,7 @@ final class EngineStateTests: XCTestCase {
         var fresh = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
         let (first, _) = fresh.openDiscovered(ContentInfo(length: 1_000_000), servedFrom: 0, requested: 0..<300_000)
         let lone = fresh.addReader(requestedEnd: nil)
-        _ = fresh.step(reader: lone, position: 0, link: link)
+        _ = fresh.driverStep(reader: lone, position: 0, link: link)
         XCTAssertFalse(fresh.removeReader(lone).contains(first))
         XCTAssertNotNil(fresh.remaining(of: first))
     }
@@ -348,7 +354,7 @@ final class EngineStateTests: XCTestCase {
         var filling = EngineState(
             policy: policy, info: ContentInfo(length: 20 * block), stored: ByteRangeSet([0..<(9 * block + half)]))
         let reader = filling.addReader(requestedEnd: nil)
-        guard case .wait(let started) = filling.step(reader: reader, position: 9 * block + half, link: link),
+        guard case .wait(let started) = filling.driverStep(reader: reader, position: 9 * block + half, link: link),
             !started.isEmpty
         else { return XCTFail("a reader past the stored bytes starts a request") }
         let chosen = filling.blocksToShed(bytes: 100 * block, readers: [], lastUse: lastUse, held: [])

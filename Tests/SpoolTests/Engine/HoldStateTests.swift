@@ -40,7 +40,8 @@ final class HoldStateTests: XCTestCase {
             info: ContentInfo(length: 4_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
         let first = state.addReader(
             requestedEnd: 100_000, isPrefetch: readers == .prefetch || readers == .prefetchThenPlayback)
-        guard case .wait(let started) = state.step(reader: first, position: 0, link: link), let fetch = started.first
+        guard case .wait(let started) = state.driverStep(reader: first, position: 0, link: link),
+            let fetch = started.first
         else {
             XCTFail("a reader of bytes not stored starts a request")
             return (state, 0)
@@ -49,7 +50,7 @@ final class HoldStateTests: XCTestCase {
         case .prefetch, .playback: break
         case .prefetchThenPlayback:
             let player = state.addReader(requestedEnd: 100_000)
-            _ = state.step(reader: player, position: 0, link: link)
+            _ = state.driverStep(reader: player, position: 0, link: link)
         case .abandoned:
             _ = state.removeReader(first, abandonAt: abandonedAt)
         }
@@ -97,7 +98,8 @@ final class HoldStateTests: XCTestCase {
             policy: FetchPolicy(abandonedRequestGrace: 3600),
             info: ContentInfo(length: 4_000_000, entityTag: "\"v1\""), stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil)
-        guard case .wait(let started) = state.step(reader: reader, position: 0, link: link), let fetch = started.first
+        guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: link),
+            let fetch = started.first
         else { return XCTFail("a reader of bytes not stored starts a request") }
         _ = state.removeReader(reader, abandonAt: 0)
         let late = EngineState.maximumPause + 1
@@ -110,7 +112,7 @@ final class HoldStateTests: XCTestCase {
         var (state, fetch) = state(.abandoned)
         XCTAssertEqual(state.hold(fetch: fetch, heldSince: 100, playbackNeed: 0, at: 100.5), .abandoned(until: 101.5))
         let again = state.addReader(requestedEnd: nil)
-        _ = state.step(reader: again, position: 0, link: link)
+        _ = state.driverStep(reader: again, position: 0, link: link)
         XCTAssertEqual(state.hold(fetch: fetch, heldSince: 100, playbackNeed: 0, at: 100.6), .none)
     }
 }

@@ -4,7 +4,7 @@ import XCTest
 @testable import Spool
 
 /// When `EngineState` has a reader look at another process's record before it starts origin requests
-/// (`Step.lookElsewhere`): only where storage is shared, only before a step that would start requests, once
+/// (`Step.lookElsewhere`): only before a step that would start requests, once
 /// per such step, and without changing anything until the look is done. Table-driven, no I/O.
 final class LookElsewhereStateTests: XCTestCase {
     private let link = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
@@ -28,7 +28,6 @@ final class LookElsewhereStateTests: XCTestCase {
     func testWhenAReaderLooksElsewhereFirst() {
         struct Row {
             var name: String
-            var shared: Bool
             var stored: ByteRangeSet = ByteRangeSet()
             /// A request already runs over the first bytes (another reader's).
             var running = false
@@ -37,22 +36,21 @@ final class LookElsewhereStateTests: XCTestCase {
             var expected: Kind
         }
         let rows = [
-            Row(name: "not shared: requests start at once", shared: false, expected: .wait(starting: true)),
-            Row(name: "shared: a look first", shared: true, expected: .lookElsewhere),
+            Row(name: "a look first", expected: .lookElsewhere),
             Row(
-                name: "shared, looked: requests start", shared: true, lookedBefore: true,
+                name: "looked: requests start", lookedBefore: true,
                 expected: .wait(starting: true)),
             Row(
-                name: "shared, stored bytes: read without a look", shared: true,
+                name: "stored bytes: read without a look",
                 stored: ByteRangeSet([0..<100_000]), expected: .read),
             Row(
-                name: "shared, a running request covers the window: joined without a look", shared: true,
+                name: "a running request covers the window: joined without a look",
                 running: true, expected: .wait(starting: false)),
-            Row(name: "shared, at the end: finished", shared: true, position: 4_000_000, expected: .finished),
+            Row(name: "at the end: finished", position: 4_000_000, expected: .finished),
         ]
         for row in rows {
             var state = EngineState(
-                policy: FetchPolicy(), info: info, stored: row.stored, storageIsShared: row.shared)
+                policy: FetchPolicy(), info: info, stored: row.stored)
             if row.running {
                 // A whole read's one request covers everything the next reader's window reaches.
                 let other = state.addReader(requestedEnd: nil, extent: .whole)
@@ -71,7 +69,7 @@ final class LookElsewhereStateTests: XCTestCase {
     }
 
     func testALookAllowsOneStepAndWhatItAdoptedIsRead() {
-        var state = EngineState(policy: FetchPolicy(), info: info, stored: ByteRangeSet(), storageIsShared: true)
+        var state = EngineState(policy: FetchPolicy(), info: info, stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil)
         XCTAssertEqual(kind(state.step(reader: reader, position: 0, link: link)), .lookElsewhere)
         // The other process stored the first 200 000 bytes: the look takes them in, and the step reads them.
@@ -87,7 +85,7 @@ final class LookElsewhereStateTests: XCTestCase {
     /// Whether a reader must ask its consumer first is about the requests its step would start, look or not.
     func testAskingTheConsumerLooksPastTheLook() {
         var state = EngineState(
-            policy: FetchPolicy(), info: info, stored: ByteRangeSet([0..<100_000]), storageIsShared: true)
+            policy: FetchPolicy(), info: info, stored: ByteRangeSet([0..<100_000]))
         let reader = state.addReader(requestedEnd: nil)
         XCTAssertEqual(kind(state.step(reader: reader, position: 0, link: link)), .read)
         state.markDelivered(reader: reader, versionNumber: state.versionNumber)

@@ -184,7 +184,7 @@ final class ReadAheadTests: XCTestCase {
         for test in cases {
             var state = EngineState(policy: policy, info: info, stored: ByteRangeSet())
             let reader = state.addReader(requestedEnd: nil)
-            guard case .wait(let started) = state.step(reader: reader, position: 0, link: test.link) else {
+            guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: test.link) else {
                 return XCTFail("\(test.name): expected to wait for requests")
             }
             XCTAssertEqual(started.map(\.range), test.starts, test.name)
@@ -196,11 +196,13 @@ final class ReadAheadTests: XCTestCase {
         var state = EngineState(
             policy: policy, info: ContentInfo(length: 1_000_000), stored: ByteRangeSet([150_000..<160_000]))
         let first = state.addReader(requestedEnd: nil)
-        guard case .wait(let started) = state.step(reader: first, position: 0, link: link) else { return XCTFail() }
+        guard case .wait(let started) = state.driverStep(reader: first, position: 0, link: link) else {
+            return XCTFail()
+        }
         // Stored bytes are not asked for; a piece is whole even where it reaches past the window.
         XCTAssertEqual(started.map(\.range), [0..<50_000, 50_000..<100_000, 100_000..<150_000, 160_000..<210_000])
         let second = state.addReader(requestedEnd: nil)
-        guard case .wait(let joined) = state.step(reader: second, position: 10_000, link: link) else {
+        guard case .wait(let joined) = state.driverStep(reader: second, position: 10_000, link: link) else {
             return XCTFail()
         }
         XCTAssertEqual(joined.map(\.range), [], "a second reader joins the requests under way")
@@ -219,7 +221,8 @@ final class ReadAheadTests: XCTestCase {
             XCTAssertTrue(state.didStore(0..<100_000, fetch: first))
             if !test.running { state.finishFetch(first, failure: nil) }
             let reader = state.addReader(requestedEnd: nil)
-            guard case .read(let range, let versionNumber) = state.step(reader: reader, position: 0, link: link) else {
+            guard case .read(let range, let versionNumber) = state.driverStep(reader: reader, position: 0, link: link)
+            else {
                 return XCTFail(test.name)
             }
             state.markDelivered(reader: reader, versionNumber: versionNumber)
@@ -232,7 +235,8 @@ final class ReadAheadTests: XCTestCase {
         var state = EngineState(
             policy: policy, info: ContentInfo(length: 3_000_000, acceptsRanges: false), stored: ByteRangeSet())
         let reader = state.addReader(requestedEnd: nil)
-        guard case .wait(let started) = state.step(reader: reader, position: 0, link: LinkEstimate(roundTrip: 0.04))
+        guard
+            case .wait(let started) = state.driverStep(reader: reader, position: 0, link: LinkEstimate(roundTrip: 0.04))
         else {
             return XCTFail()
         }
@@ -270,7 +274,7 @@ final class ReadAheadTests: XCTestCase {
         var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
         let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<524_288)
         let probe = state.addReader(requestedEnd: 2)
-        guard case .wait(let joined) = state.step(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04))
+        guard case .wait(let joined) = state.driverStep(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04))
         else {
             return XCTFail()
         }
@@ -280,7 +284,8 @@ final class ReadAheadTests: XCTestCase {
 
         let seek = state.addReader(requestedEnd: nil)
         guard
-            case .wait(let started) = state.step(reader: seek, position: 5_000_000, link: LinkEstimate(roundTrip: 0.04))
+            case .wait(let started) = state.driverStep(
+                reader: seek, position: 5_000_000, link: LinkEstimate(roundTrip: 0.04))
         else {
             return XCTFail()
         }
@@ -292,8 +297,8 @@ final class ReadAheadTests: XCTestCase {
         let old = ContentInfo(length: 1_000_000, entityTag: "\"a\"")
         var state = EngineState(policy: policy, info: old, stored: ByteRangeSet([0..<10_000]))
         let reader = state.addReader(requestedEnd: nil)
-        guard case .read = state.step(reader: reader, position: 0) else { return XCTFail() }
-        guard case .wait(let running) = state.step(reader: reader, position: 10_000) else { return XCTFail() }
+        guard case .read = state.driverStep(reader: reader, position: 0) else { return XCTFail() }
+        guard case .wait(let running) = state.driverStep(reader: reader, position: 10_000) else { return XCTFail() }
         let (_, cancelled) = state.openDiscovered(
             ContentInfo(length: 1_000_000, entityTag: "\"b\""), servedFrom: 500_000, requested: 500_000..<600_000)
         XCTAssertEqual(Set(cancelled), Set(running.map(\.id)))

@@ -26,7 +26,7 @@ final class EntryContext: Sendable {
         locked = LockedBox(
             LockedEntry(
                 state: EngineState(
-                    policy: environment.policy, info: nil, stored: ByteRangeSet(), storageIsShared: true,
+                    policy: environment.policy, info: nil, stored: ByteRangeSet(),
                     created: environment.clock.date)), rank: .entry)
     }
 

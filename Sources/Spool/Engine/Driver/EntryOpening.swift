@@ -51,7 +51,7 @@ struct EntryOpening: Sendable {
         guard let record else { return }
         // Opened now: the entry's last access is now, whatever the record says.
         entry.state = EngineState(
-            policy: policy, info: record.info, stored: record.ranges, storageIsShared: true,
+            policy: policy, info: record.info, stored: record.ranges,
             created: entry.state.record.lastAccess)
         entry.state.recordOpened(record)
         entry.edgeSums = record.edgeSums

@@ -99,9 +99,10 @@ package final class ReadSession: @unchecked Sendable {
     /// to serving the resource, with no read of its own.
     package func peek(_ count: Int) async throws -> Data {
         var data = Data()
-        // Parts read without a `revoke` come in memory.
+        // Parts read without a `revoke` come in memory; read with a limit, a stored resource's first bytes
+        // cost a read of their own size, and the parts after them still come as slices.
         for case .bytes(let bytes) in peeked { data.append(bytes) }
-        while data.count < count, let part = try await readPart(revoke: nil) {
+        while data.count < count, let part = try await readPart(revoke: nil, limit: count - data.count) {
             peeked.append(part)
             if case .bytes(let bytes) = part { data.append(bytes) }
         }
@@ -133,7 +134,7 @@ package final class ReadSession: @unchecked Sendable {
         return data
     }
 
-    private func readPart(revoke: (@Sendable () -> Void)?) async throws -> StreamPart? {
+    private func readPart(revoke: (@Sendable () -> Void)?, limit: Int? = nil) async throws -> StreamPart? {
         if let direct { return try await next(from: direct) }
         guard !done else { return nil }
         if let failure {
@@ -146,7 +147,8 @@ package final class ReadSession: @unchecked Sendable {
             self.reader = reader
             guard
                 let part = try await engine.nextPart(
-                    reader: reader, position: position, purpose: purpose, consumer: consumer, revoke: revoke)
+                    reader: reader, position: position, purpose: purpose, consumer: consumer, revoke: revoke,
+                    limit: limit)
             else {
                 finish()
                 return nil

@@ -34,16 +34,16 @@ extension ResourceEngine {
     /// delivered bytes from disk only awaits `consumer` (when given) before its first origin request. With
     /// `revoke` given, stored bytes this process has checked come as a `FileSlice` (up to
     /// `FetchPolicy.fileSliceSize` at once) where the cache is not encrypted; `revoke` is how the engine asks
-    /// for the slice back early.
+    /// for the slice back early. `limit` bounds the part (a look at a resource's first bytes).
     func nextPart(
         reader id: Int, position: Int64, purpose: ReadPurpose, consumer: (@Sendable () async throws -> Void)? = nil,
-        revoke: (@Sendable () -> Void)? = nil
+        revoke: (@Sendable () -> Void)? = nil, limit: Int? = nil
     ) async throws -> StreamPart? {
         // Reads ahead of playback serve nobody yet; the cache's own reads serve nobody at all.
         let serves = purpose.servesPlayer
         let (priority, countsServed, gate) = (purpose.priority, purpose.countsServed, environment.gate)
-        let slicing = revoke != nil && environment.codec.isIdentity
-        let readLimit = Int64(slicing ? policy.fileSliceSize : policy.readChunkSize)
+        let slicing = revoke != nil && environment.codec.isIdentity && limit == nil
+        let readLimit = Int64(min(limit ?? .max, slicing ? policy.fileSliceSize : policy.readChunkSize))
         while true {
             try Task.checkCancellation()
             let link = environment.link.estimate(for: url)
@@ -114,8 +114,8 @@ extension ResourceEngine {
                             entry.delivered(reserved.range, to: id, at: now)
                             return .lent(reserved)
                         }
-                        let read =
-                            range.lowerBound..<min(range.upperBound, range.lowerBound + Int64(policy.readChunkSize))
+                        let size = min(readLimit, Int64(policy.readChunkSize))
+                        let read = range.lowerBound..<min(range.upperBound, range.lowerBound + size)
                         let plan = try reader.plan(read, in: &entry)
                         // The cache's own reads (`countsServed` false) leave the bytes fresh for a player.
                         return .planned(plan, fresh: countsServed ? entry.takeFresh(read) : ByteRangeSet())

@@ -55,14 +55,14 @@ public final class SpoolProxy: Sendable {
     }
 
     /// What a running proxy has: its connections, its loopback listener and, while shared, the local network's.
-    private struct Running {
+    struct Running {
         let server: ProxyServer
         let responder: ProxyResponder
         let loopback: ProxyListener
         var sharing: Sharing = .off
     }
 
-    private enum Sharing {
+    enum Sharing {
         case off
         case starting
         case on(ProxyListener)
@@ -263,27 +263,8 @@ public final class SpoolProxy: Sendable {
         if let running = try? running() { await running.server.closeConnections(of: shared.id) }
     }
 
-    // MARK: - Tests
-
-    /// Shuts the loopback (or the shared) listening socket down under the proxy, as iOS reclaims a suspended
-    /// app's socket; `noticed: false` hides it from the proxy until `ensureListening()` looks. For tests.
-    package func loseListeningSocketForTesting(shared: Bool = false, noticed: Bool = true) async {
-        guard let running = try? running() else { return }
-        if shared {
-            if case .on(let listener) = running.sharing { await listener.loseSocketForTesting(noticed: noticed) }
-        } else {
-            await running.loopback.loseSocketForTesting(noticed: noticed)
-        }
-    }
-
-    /// Returns once no HLS read-ahead runs (those cancelled included): for tests that check what was read
-    /// ahead once it has stopped, rather than waiting a while.
-    package func readAheadSettled() async {
-        guard let running = try? running() else { return }
-        await running.responder.readAhead.settled()
-    }
-
-    private func running() throws -> Running {
+    /// The running proxy's parts; throws `ProxyError.notRunning` when it is not running.
+    func running() throws -> Running {
         try state.withLock { state in
             guard case .running(let running) = state else { throw ProxyError.notRunning }
             return running

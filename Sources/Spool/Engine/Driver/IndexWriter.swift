@@ -104,29 +104,26 @@ struct IndexWriter: Sendable {
             let theirs = context.store.record(key: context.key), theirs.keyCheck == context.environment.codec.keyCheck
         else { return false }
         return context.locked.withLock { entry -> Bool in
-            // Before the file is emptied for a new version, its bytes are the old version's whatever a record
-            // says.
-            guard !entry.state.isResetting, let info = entry.state.info else { return false }
-            entry.recordStamp = stamp
-            guard !theirs.info.isDifferentVersion(from: info) else { return false }
-            var offered = theirs.ranges
-            for range in entry.distrusted.ranges { offered.remove(range) }
-            let merged = EntryClaims(ranges: entry.state.stored, edges: entry.edgeSums)
-                .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: info.length)
-            guard merged.ranges != entry.state.stored else { return false }
-            // Merging only adds (a side's bytes are replaced only by a side that holds them all). Bytes this
-            // process has not checked make their blocks unchecked again.
-            var added = merged.ranges
-            for range in entry.state.stored.ranges { added.remove(range) }
-            for range in added.ranges {
-                for block in BlockLayout.blocks(in: range) { entry.trusted.remove(block) }
+            let verdict = entry.state.otherRecordRead(
+                EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info, edges: entry.edgeSums,
+                distrusted: entry.distrusted)
+            switch verdict {
+            case .later: return false
+            case .nothingNew:
+                entry.recordStamp = stamp
+                return false
+            case .adopt(let added, let edges):
+                entry.recordStamp = stamp
+                // Bytes this process has not checked make their blocks unchecked again.
+                for range in added.ranges {
+                    for block in BlockLayout.blocks(in: range) { entry.trusted.remove(block) }
+                }
+                entry.planInvalidations &+= 1
+                entry.edgeSums = edges
+                entry.hashers.removeAll()
+                entry.readerWakeups &+= 1
+                return true
             }
-            entry.planInvalidations &+= 1
-            entry.state.gained(added)
-            entry.edgeSums = merged.edges
-            entry.hashers.removeAll()
-            entry.readerWakeups &+= 1
-            return true
         }
     }
 }

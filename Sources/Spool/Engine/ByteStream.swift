@@ -32,14 +32,16 @@ public struct ByteStream: AsyncSequence, Sendable {
 
         /// The next chunk, or `nil` after the last byte.
         public mutating func next() async throws -> Data? {
-            switch try await nextPart(revoke: nil) {
-            case .bytes(let data): return data
-            case .file, nil: return nil
-            }
+            try await opened()?.next()
         }
 
         /// The next part (see `ReadSession.nextPart(revoke:)`).
         package mutating func nextPart(revoke: (@Sendable () -> Void)?) async throws -> StreamPart? {
+            try await opened()?.nextPart(revoke: revoke)
+        }
+
+        /// The session, opened at the first call; `nil` once opening failed (the read ended with that error).
+        private mutating func opened() async throws -> ReadSession? {
             guard !failedToOpen else { return nil }
             if session == nil {
                 do {
@@ -49,7 +51,7 @@ public struct ByteStream: AsyncSequence, Sendable {
                     throw error
                 }
             }
-            return try await session?.nextPart(revoke: revoke)
+            return session
         }
     }
 }

@@ -209,13 +209,10 @@ final class ResourceEngine: Sendable {
     /// The resource's content information: from the index if known, otherwise from the origin (one request,
     /// shared by every caller that asks meanwhile). An origin that can read before the length is known gets
     /// no `HEAD`: the first range request, from `offset` (where the first reader starts, up to at most `end`,
-    /// where it stops), brings the information, and its bytes are kept as any request's are.
-    /// A `.playback` caller waiting for the origin's answer is a player starting (see `PlaybackGate`).
-    func contentInfo(
-        near offset: Int64 = 0, until end: Int64? = nil, extent: ReadExtent = .mayStopEarly,
-        priority: ReadPriority = .prefetch
-    ) async throws -> ContentInfo {
-        try await contentInfoAndStoredRanges(near: offset, until: end, extent: extent, priority: priority).info
+    /// where it stops), brings the information, and its bytes are kept as any request's are. A player's wait
+    /// goes through a `ReadSession` (`contentInfoAndStoredRanges` with its purpose's priority).
+    func contentInfo(near offset: Int64 = 0, until end: Int64? = nil) async throws -> ContentInfo {
+        try await contentInfoAndStoredRanges(near: offset, until: end, extent: .mayStopEarly).info
     }
 
     /// `contentInfo`, with the bytes stored before it asked the origin for anything.

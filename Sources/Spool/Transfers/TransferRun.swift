@@ -32,14 +32,18 @@ struct TransferRun: Sendable {
         do {
             // Known: from memory or the index. Unknown: the first origin request, which brings the span's first
             // bytes (all of them, when it can) and caches them.
-            // The session is not read from: it brings the content information and what was stored, and the gaps
-            // are read one by one.
+            // The session is not read from: it brings the content information (and the open entry, so that
+            // what is stored is asked of memory), and the gaps are read one by one.
             let session = try await cache.openRead(
                 resource, from: span.start, length: span.end.map { $0 - span.start }, purpose: .prefetch(.whole))
+            guard span.start <= session.info.length else {
+                throw SpoolError.rangeNotSatisfiable(requested: span.start, length: session.info.length)
+            }
             let range = session.range
-            var stored = session.storedBefore
             for _ in 0..<Self.maximumPasses {
-                let gaps = stored.gaps(in: range)
+                // What is stored now, the first request's bytes included (the session's `storedBefore` is from
+                // before it: reading those again would double a cold download's disk reads).
+                let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
                 guard !gaps.isEmpty else { return .success(range) }
                 let total = range.upperBound - range.lowerBound
                 var done = gaps.reduce(total) { $0 - ($1.upperBound - $1.lowerBound) }
@@ -49,7 +53,6 @@ struct TransferRun: Sendable {
                     done += try await read(gap, storedBefore: done, total: total)
                 }
                 progress(done, total)
-                stored = await cache.cachedRanges(for: resource)
             }
             // Another process or an eviction keeps taking bytes back: the caller looks at what is stored.
             return .success(range)

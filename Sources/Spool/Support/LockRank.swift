@@ -28,6 +28,9 @@ extension LockRank {
     package static let preloadFeed = LockRank(level: 16, name: "PreloadControl.feed")
     /// `SpoolPreloader`'s schedule and tasks: settling an item reads the statistics counter under it.
     package static let preloader = LockRank(level: 20, name: "SpoolPreloader.state")
+    /// A download queue's schedule and tasks (`DownloadQueue`): it tells its subscribers (a leaf) of running
+    /// items' progress under it, so that they hear an item's start before what the item reports.
+    package static let downloadQueue = LockRank(level: 22, name: "DownloadQueue.state")
     /// The transfer scheduler's schedule (`TransferScheduler`): a subscriber leaves it from a cancellation
     /// handler, which runs where its task is cancelled, under the preloader's lock too.
     package static let transfers = LockRank(level: 25, name: "TransferScheduler.state")

@@ -54,6 +54,9 @@ public final class DownloadQueue: Sendable {
         var runs = 0
         /// What running items report (waiting, downloading), by id.
         var progress: [String: DownloadState] = [:]
+        /// Items started by a change whose events are not told yet: what they report waits for those events,
+        /// so that a subscriber never hears `downloading` before `queued`.
+        var unannounced: Set<String> = []
     }
 
     private let state: LockedBox<State>
@@ -68,11 +71,11 @@ public final class DownloadQueue: Sendable {
     /// Throws `Failure.inUse` when another process runs it.
     public init(
         cache: SpoolCache, configuration: DownloadConfiguration = DownloadConfiguration(),
-        conditions: any ConditionsSource = SystemConditions.shared
+        conditions: (any ConditionsSource)? = nil
     ) async throws {
         self.cache = cache
         self.configuration = configuration
-        self.conditions = conditions
+        self.conditions = conditions ?? SystemConditions.shared
         let directory = cache.configuration.directory
         let file = try await BlockingIO.run { try DownloadQueueFile(directory: directory) }
         let (entries, problem) = try await BlockingIO.run { file.load() }
@@ -81,7 +84,8 @@ public final class DownloadQueue: Sendable {
         state = LockedBox(
             State(
                 schedule: DownloadSchedule(
-                    entries: entries, maximumConcurrent: configuration.maximumConcurrentDownloads)))
+                    entries: entries, maximumConcurrent: configuration.maximumConcurrentDownloads)),
+            rank: .downloadQueue)
         try await change { configuration.startsDownloads ? $0.start() : $0.stop() }
         let removals = cache.removals.stream()
         removalWatch.withLock { watch in
@@ -207,6 +211,7 @@ public final class DownloadQueue: Sendable {
                     guard let entry = state.schedule.entries.first(where: { $0.request.id == id }) else { continue }
                     state.runs += 1
                     state.progress[id] = nil
+                    state.unannounced.insert(id)
                     // Created under the lock, so that one that ends at once still finds its entry.
                     let run = state.runs
                     state.tasks[id] = (run, Task { await self.download(entry.request, run: run) })
@@ -234,6 +239,18 @@ public final class DownloadQueue: Sendable {
             do { try await persist() } catch { failure = error }
         }
         subscribers.yield(events)
+        let started = actions.compactMap { if case .start(let id) = $0 { id } else { nil } }
+        if !started.isEmpty {
+            // What the started items reported meanwhile, now that their start is told: under the lock, as
+            // `report` tells what they report next.
+            state.withLock { state in
+                subscribers.yield(
+                    started.compactMap { id -> DownloadEvent? in
+                        guard state.unannounced.remove(id) != nil, let progress = state.progress[id] else { return nil }
+                        return DownloadEvent(id: id, state: progress)
+                    })
+            }
+        }
         if let failure { throw failure }
     }
 
@@ -274,12 +291,12 @@ public final class DownloadQueue: Sendable {
 
     /// A running download's progress: told to subscribers while its task runs.
     private func report(_ id: String, _ progress: DownloadState) {
-        let changed = state.withLock { state in
-            guard state.tasks[id] != nil, state.progress[id] != progress else { return false }
+        state.withLock { state in
+            guard state.tasks[id] != nil, state.progress[id] != progress else { return }
             state.progress[id] = progress
-            return true
+            // Under the lock: two reports reach subscribers in the order they were made.
+            if !state.unannounced.contains(id) { subscribers.yield([DownloadEvent(id: id, state: progress)]) }
         }
-        if changed { subscribers.yield([DownloadEvent(id: id, state: progress)]) }
     }
 
     private static func states(of state: State) -> [(id: String, state: DownloadState)] {

@@ -13,7 +13,9 @@ func openMediaCache(token: String) throws -> SpoolCache {
     return try SpoolCache(
         configuration: SpoolConfiguration(
             directory: caches.appendingPathComponent("media"),
-            origin: HTTPOrigin(modifier: .headers(["Authorization": "Bearer \(token)"])),
+            origin: HTTPOrigin { request in
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            },
             limits: CacheLimits(maxBytes: 2 << 30)
         ))
 }

@@ -79,7 +79,8 @@ class HTTPOriginTests: XCTestCase {
 
     func testRedirectKeepsRangeValidatorAndSameHostCredentials() async throws {
         let fixture = try makeFixture(length: 100_000)
-        let origin = fixture.makeHTTPOrigin(modifier: .headers(["Authorization": "Bearer T", "Cookie": "c=1"]))
+        let origin = fixture.makeHTTPOrigin(
+            modifier: HTTPOrigin.settingHeaders(["Authorization": "Bearer T", "Cookie": "c=1"]))
         let info = try await origin.contentInfo(for: fixture.url)
         fixture.origin.behaviour.redirect = true
         fixture.origin.resetCounters()
@@ -102,7 +103,8 @@ class HTTPOriginTests: XCTestCase {
         let fixture = try makeFixture(length: 100_000)
         fixture.origin.behaviour.redirect = true
         fixture.origin.behaviour.redirectHost = "localhost"
-        let origin = fixture.makeHTTPOrigin(modifier: .headers(["Authorization": "Bearer T", "Cookie": "c=1"]))
+        let origin = fixture.makeHTTPOrigin(
+            modifier: HTTPOrigin.settingHeaders(["Authorization": "Bearer T", "Cookie": "c=1"]))
         for range: Range<Int64> in [0..<1000, 5000..<6000] {
             let response = try await origin.read(OriginReadRequest(url: fixture.url, range: range))
             let body = try await collect(response.body)
@@ -137,7 +139,7 @@ class HTTPOriginTests: XCTestCase {
     func testModifierHeadersReachEveryRequestAndNeverTheDisk() async throws {
         let fixture = try makeFixture(length: 700_000)
         let token = "Bearer SECRET-TOKEN-4711"
-        let cache = try fixture.makeCache(modifier: .headers(["Authorization": token]))
+        let cache = try fixture.makeCache(modifier: HTTPOrigin.settingHeaders(["Authorization": token]))
         let tokenURL = URL(string: fixture.url.absoluteString + "?token=QUERYSECRET99&quality=high")!
         _ = try await collect(cache.read(tokenURL))
         let requests = fixture.origin.requests
@@ -157,7 +159,7 @@ class HTTPOriginTests: XCTestCase {
         // The same file with a rotated token is the same cache entry.
         fixture.origin.resetCounters()
         let rotated = URL(string: fixture.url.absoluteString + "?quality=high&token=OTHER")!
-        let reopened = try fixture.makeCache(modifier: .headers(["Authorization": token]))
+        let reopened = try fixture.makeCache(modifier: HTTPOrigin.settingHeaders(["Authorization": token]))
         let again = try await collect(reopened.read(rotated))
         await reopened.close()
         XCTAssertEqual(again, fixture.bytes(0..<700_000))

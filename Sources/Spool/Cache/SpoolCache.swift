@@ -85,9 +85,9 @@ public final class SpoolCache: Sendable {
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, purpose: ReadPurpose,
         consumer: (@Sendable () async throws -> Void)? = nil
     ) -> ByteStream {
-        ByteStream {
+        ByteStream(opening: {
             try await self.openRead(resource, from: offset, length: length, purpose: purpose, consumer: consumer)
-        }
+        })
     }
 
     /// Opens a read of `length` bytes (`nil`: to the end) of `resource` from `offset`, for `purpose`: its

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Where a device's conditions come from: the system (`SystemConditions`), or an app or a test that sets them
-/// (`SettableConditions`). A small protocol, so that an app with rules of its own (a setting "download on
-/// cellular" it keeps elsewhere) can supply them.
+/// Where a device's conditions come from. Preloaders and download queues watch the device's own
+/// (`NWPathMonitor`, `ProcessInfo`, the volume's free space) unless they are given another source: an app that
+/// learns the network's cost its own way, or its tests, which set the conditions they need.
 public protocol ConditionsSource: Sendable {
     /// The conditions now.
     var current: DeviceConditions { get }

@@ -10,9 +10,9 @@ import Network
 /// free space is still the volume's.
 ///
 /// One per process (`shared`): it watches from its first use until the process ends.
-public final class SystemConditions: ConditionsSource {
+package final class SystemConditions: ConditionsSource {
     /// The process's system conditions.
-    public static let shared = SystemConditions()
+    package static let shared = SystemConditions()
 
     private let broadcast = ConditionsBroadcast(DeviceConditions())
     /// Where the path monitor and the notifications report.
@@ -49,15 +49,15 @@ public final class SystemConditions: ConditionsSource {
         #endif
     }
 
-    public var current: DeviceConditions {
+    package var current: DeviceConditions {
         broadcast.current
     }
 
-    public func updates() -> AsyncStream<DeviceConditions> {
+    package func updates() -> AsyncStream<DeviceConditions> {
         broadcast.updates()
     }
 
-    public func availableDiskBytes(at directory: URL) async -> Int64? {
+    package func availableDiskBytes(at directory: URL) async -> Int64? {
         try? await BlockingIO.run { Self.freeBytes(at: directory) }
     }
 

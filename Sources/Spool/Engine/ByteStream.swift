@@ -7,51 +7,47 @@ import Foundation
 /// request the engine keeps in flight: a slow consumer holds no growing buffer. Ending the iteration, or
 /// cancelling the task that iterates, stops the origin requests no other reader needs; what they received
 /// stays cached.
-public struct ByteStream: AsyncSequence, Sendable {
-    /// A chunk of bytes.
-    public typealias Element = Data
+public typealias ByteStream = AsyncThrowingStream<Data, any Error>
 
-    /// Opens the read's session: a stream that is never iterated holds nothing.
-    fileprivate let open: @Sendable () async throws -> ReadSession
+extension AsyncThrowingStream where Element == Data, Failure == any Error {
+    /// The chunks of the session `open` opens at the first `next()`: a stream that is never iterated holds
+    /// nothing, and one dropped unfinished ends its session (and its reader) with it.
+    init(opening open: @escaping @Sendable () async throws -> ReadSession) {
+        let lazy = LazyReadSession(open: open)
+        self.init(unfolding: { try await lazy.next() })
+    }
+}
+
+/// A read session opened at its first `next()`.
+///
+/// `@unchecked Sendable`: `AsyncThrowingStream(unfolding:)` calls `next()` one call at a time, from the task
+/// that iterates, as `ReadSession` requires.
+private final class LazyReadSession: @unchecked Sendable {
+    private let open: @Sendable () async throws -> ReadSession
+    private var session: ReadSession?
+    /// Whether opening failed: the read has ended with that error.
+    private var failedToOpen = false
 
     init(open: @escaping @Sendable () async throws -> ReadSession) {
         self.open = open
     }
 
-    /// Starts iterating.
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(open: open)
+    deinit {
+        // The session goes first, while `open` still holds its cache: the cache takes the engine back on its
+        // own queue, where a session that outlived its cache would close it on this thread.
+        session = nil
     }
 
-    /// Produces the chunks of a `ByteStream`.
-    public struct Iterator: AsyncIteratorProtocol {
-        fileprivate let open: @Sendable () async throws -> ReadSession
-        fileprivate var session: ReadSession?
-        /// Whether opening failed: the read has ended with that error.
-        fileprivate var failedToOpen = false
-
-        /// The next chunk, or `nil` after the last byte.
-        public mutating func next() async throws -> Data? {
-            try await opened()?.next()
-        }
-
-        /// The next part (see `ReadSession.nextPart(revoke:)`).
-        package mutating func nextPart(revoke: (@Sendable () -> Void)?) async throws -> StreamPart? {
-            try await opened()?.nextPart(revoke: revoke)
-        }
-
-        /// The session, opened at the first call; `nil` once opening failed (the read ended with that error).
-        private mutating func opened() async throws -> ReadSession? {
-            guard !failedToOpen else { return nil }
-            if session == nil {
-                do {
-                    session = try await open()
-                } catch {
-                    failedToOpen = true
-                    throw error
-                }
+    func next() async throws -> Data? {
+        guard !failedToOpen else { return nil }
+        if session == nil {
+            do {
+                session = try await open()
+            } catch {
+                failedToOpen = true
+                throw error
             }
-            return session
         }
+        return try await session?.next()
     }
 }

@@ -17,13 +17,8 @@ public enum PreloadState: Sendable, Equatable {
     case failed(String)
 }
 
-/// A change of one item's `PreloadState`.
-public struct PreloadEvent: Sendable, Equatable {
-    /// The item's id.
-    public var itemID: String
-    /// Its new state.
-    public var state: PreloadState
-}
+/// A change of one item's `PreloadState`: the item's id and its new state.
+public typealias PreloadEvent = (itemID: String, state: PreloadState)
 
 /// What a preloader has done, for an app's analytics.
 public struct PreloadTotals: Sendable, Equatable, Codable {

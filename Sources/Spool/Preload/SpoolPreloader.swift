@@ -51,14 +51,15 @@ public final class SpoolPreloader: Sendable {
     }
     private static let owners = LockedBox(0, rank: .leaf)
 
-    /// A preloader into `cache`, under the conditions `conditions` reports (by default the system's).
+    /// A preloader into `cache`, under the conditions `conditions` reports (`nil`: the device's own, from
+    /// `NWPathMonitor` and `ProcessInfo`).
     public init(
         cache: SpoolCache, configuration: PreloadConfiguration = PreloadConfiguration(),
-        conditions: any ConditionsSource = SystemConditions.shared
+        conditions: (any ConditionsSource)? = nil
     ) {
         self.cache = cache
         self.configuration = configuration
-        self.conditions = conditions
+        self.conditions = conditions ?? SystemConditions.shared
         state = LockedBox(State(schedule: PreloadSchedule(configuration: configuration)), rank: .preloader)
     }
 
@@ -171,7 +172,7 @@ public final class SpoolPreloader: Sendable {
             state.accounts[id] = ItemAccount(wasCurrent: wasCurrent)
             state.totals.itemsStarted += 1
             state.states[id] = .queued
-            events.append(PreloadEvent(itemID: id, state: .queued))
+            events.append((itemID: id, state: .queued))
             state.tasks[id] = Task { await self.download(item) }
         case .cancel(let id):
             // Settled when its task has ended (`download`).
@@ -211,7 +212,7 @@ public final class SpoolPreloader: Sendable {
                 newState = .cancelled
             }
             state.states[id] = newState
-            events.append(PreloadEvent(itemID: id, state: newState))
+            events.append((itemID: id, state: newState))
             let actions = state.schedule.finished(id, loaded: newState != .cancelled && !isFailure(newState))
             // Cancelled: it left the window, so it is settled now that it has stopped.
             if newState == .cancelled || state.schedule.status[id] == nil { settle(id, in: &state) }
@@ -248,7 +249,7 @@ public final class SpoolPreloader: Sendable {
             state.states[id] = progress
             return true
         }
-        if running { subscribers.yield([PreloadEvent(itemID: id, state: progress)]) }
+        if running { subscribers.yield([(itemID: id, state: progress)]) }
     }
 
     /// Counts the item's stored bytes as played or wasted and stops watching its keys.

@@ -50,7 +50,7 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
     ) {
         originalURL = url
         self.cache = cache
-        let origin = origin ?? (headers.isEmpty ? nil : HTTPOrigin(modifier: .headers(headers)))
+        let origin = origin ?? (headers.isEmpty ? nil : HTTPOrigin(modifier: HTTPOrigin.settingHeaders(headers)))
         resource = Resource(url: url, origin: origin, cacheKey: cacheKey)
         loaderDelegate = SpoolResourceLoaderDelegate(cache: cache, resource: resource)
         super.init(url: SpoolURLScheme.wrap(url) ?? url, options: options)

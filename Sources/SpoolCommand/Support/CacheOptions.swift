@@ -63,7 +63,8 @@ struct CacheOptions: ParsableArguments {
     ) throws -> CommandCache {
         let transport = AsyncHTTPClientTransport(
             additionalTrustRoots: caFiles.map { URL(fileURLWithPath: $0) })
-        let origin = HTTPOrigin(transport: transport, modifier: headers.isEmpty ? nil : .headers(headers))
+        let origin = HTTPOrigin(
+            transport: transport, modifier: headers.isEmpty ? nil : HTTPOrigin.settingHeaders(headers))
         let cache = try SpoolCache(
             configuration: SpoolConfiguration(
                 directory: directory, origin: origin, fetchPolicy: fetchPolicy, limits: limits,

@@ -35,12 +35,14 @@ struct HTTPFixture {
     }
 
     /// An HTTP origin over the fixture's transport.
-    func makeHTTPOrigin(modifier: HTTPRequestModifier? = nil, timeout: TimeInterval = 10) -> HTTPOrigin {
+    func makeHTTPOrigin(modifier: HTTPOrigin.RequestModifier? = nil, timeout: TimeInterval = 10) -> HTTPOrigin {
         transport.makeOrigin(for: test, modifier: modifier, timeout: timeout)
     }
 
     /// A cache on the fixture's directory (a new instance each call, as after a restart).
-    func makeCache(modifier: HTTPRequestModifier? = nil, policy: FetchPolicy = FetchPolicy()) throws -> SpoolCache {
+    func makeCache(modifier: HTTPOrigin.RequestModifier? = nil, policy: FetchPolicy = FetchPolicy()) throws
+        -> SpoolCache
+    {
         try SpoolCache(
             configuration: SpoolConfiguration(
                 directory: directory, origin: makeHTTPOrigin(modifier: modifier), fetchPolicy: policy))

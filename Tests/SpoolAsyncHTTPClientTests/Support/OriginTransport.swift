@@ -12,7 +12,7 @@ enum OriginTransport: String, Sendable {
 
     /// A new origin over this transport (its own session or client, as after a restart); an AsyncHTTPClient
     /// is shut down when `test` ends.
-    func makeOrigin(for test: XCTestCase, modifier: HTTPRequestModifier? = nil, timeout: TimeInterval = 10)
+    func makeOrigin(for test: XCTestCase, modifier: HTTPOrigin.RequestModifier? = nil, timeout: TimeInterval = 10)
         -> HTTPOrigin
     {
         switch self {

@@ -1,14 +1,7 @@
 import Foundation
 import Spool
 
-/// Collects a whole stream.
-func collect(_ stream: ByteStream) async throws -> Data {
-    var data = Data()
-    for try await chunk in stream { data.append(chunk) }
-    return data
-}
-
-/// Collects a whole origin response body.
+/// Collects a whole stream: a cache's read or an origin response's body.
 func collect(_ body: AsyncThrowingStream<Data, any Error>) async throws -> Data {
     var data = Data()
     for try await chunk in body { data.append(chunk) }

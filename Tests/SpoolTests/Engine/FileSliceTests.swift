@@ -35,7 +35,7 @@ final class FileSliceTests: XCTestCase {
         let cache = try makeCache(origin)
         _ = try await collect(cache.read(url))
 
-        var iterator = cache.read(url, from: 5, length: 2_900_000).makeAsyncIterator()
+        var iterator = PartReader(cache, url, from: 5, length: 2_900_000)
         var received = Data()
         var slices = 0
         while let part = try await iterator.nextPart(revoke: {}) {
@@ -60,7 +60,7 @@ final class FileSliceTests: XCTestCase {
         _ = try await collect(try makeCache(origin).read(url))
         // A new instance has checked nothing: the first read of a block checks it, in memory.
         let reopened = try makeCache(origin)
-        var iterator = reopened.read(url).makeAsyncIterator()
+        var iterator = PartReader(reopened, url)
         guard case .bytes(let first)? = try await iterator.nextPart(revoke: {}) else {
             return XCTFail("an unchecked block must be read and checked, not lent")
         }
@@ -75,7 +75,7 @@ final class FileSliceTests: XCTestCase {
         // Closing the cache closes every entry; the next read opens them again.
         await cache.close()
         do {
-            var iterator = cache.read(url).makeAsyncIterator()
+            var iterator = PartReader(cache, url)
             guard case .file(let slice)? = try await iterator.nextPart(revoke: {}) else {
                 return XCTFail("blocks checked in this process are lent again without reading them first")
             }
@@ -90,7 +90,7 @@ final class FileSliceTests: XCTestCase {
         _ = try await collect(other.read(url))
         await other.close()
         do {
-            var again = cache.read(url).makeAsyncIterator()
+            var again = PartReader(cache, url)
             guard case .bytes(let checked)? = try await again.nextPart(revoke: {}) else {
                 return XCTFail("bytes this process never wrote or checked are read and checked first")
             }
@@ -98,7 +98,7 @@ final class FileSliceTests: XCTestCase {
         }
         // The same when the other process removed the entry and stored it anew: the file is another one.
         do {
-            var iterator = cache.read(url).makeAsyncIterator()
+            var iterator = PartReader(cache, url)
             while let part = try await iterator.nextPart(revoke: {}) {
                 if case .file(let slice) = part {
                     close(slice.descriptor)
@@ -112,7 +112,7 @@ final class FileSliceTests: XCTestCase {
         await other.remove(url)
         _ = try await collect(other.read(url))
         await other.close()
-        var third = cache.read(url).makeAsyncIterator()
+        var third = PartReader(cache, url)
         guard case .bytes? = try await third.nextPart(revoke: {}) else {
             return XCTFail("a file made anew by another process is checked afresh")
         }
@@ -123,7 +123,7 @@ final class FileSliceTests: XCTestCase {
         let cache = try makeCache(SDKOrigin(content: content), key: Data(repeating: 7, count: 32))
         _ = try await collect(cache.read(url))
         var received = Data()
-        var iterator = cache.read(url).makeAsyncIterator()
+        var iterator = PartReader(cache, url)
         while let part = try await iterator.nextPart(revoke: {}) {
             guard case .bytes(let data) = part else { return XCTFail("stored bytes are ciphertext: never lent") }
             received.append(data)
@@ -139,7 +139,7 @@ final class FileSliceTests: XCTestCase {
         _ = try await collect(cache.read(url, from: 0, length: 400_000))
 
         let revoked = LockedFlag()
-        var iterator = cache.read(url, from: 0, length: 400_000).makeAsyncIterator()
+        var iterator = PartReader(cache, url, from: 0, length: 400_000)
         guard case .file(let slice)? = try await iterator.nextPart(revoke: { revoked.set() }) else {
             return XCTFail("cached bytes written by this process are lent")
         }
@@ -172,7 +172,7 @@ final class FileSliceTests: XCTestCase {
         let limits = CacheLimits(maxBytes: 600_000)
         let cache = try SpoolCache(
             configuration: SpoolConfiguration(directory: directory, origin: origin, limits: limits))
-        var iterator = cache.read(url, from: 0, length: 300_000).makeAsyncIterator()
+        var iterator = PartReader(cache, url, from: 0, length: 300_000)
         _ = try await collect(cache.read(url, from: 0, length: 300_000))
         guard case .file(let slice)? = try await iterator.nextPart(revoke: {}) else {
             return XCTFail("cached bytes written by this process are lent")
@@ -207,4 +207,27 @@ private final class LockedFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 
     func set() { lock.withLock { value = true } }
+}
+
+/// The parts of a playback read of `url`, opened at the first `nextPart` as `SpoolCache.read`'s stream is.
+private struct PartReader {
+    let cache: SpoolCache
+    let url: URL
+    let offset: Int64
+    let length: Int64?
+    private var session: ReadSession?
+
+    init(_ cache: SpoolCache, _ url: URL, from offset: Int64 = 0, length: Int64? = nil) {
+        self.cache = cache
+        self.url = url
+        self.offset = offset
+        self.length = length
+    }
+
+    mutating func nextPart(revoke: (@Sendable () -> Void)?) async throws -> StreamPart? {
+        if session == nil {
+            session = try await cache.openRead(Resource(url: url), from: offset, length: length, purpose: .playback())
+        }
+        return try await session?.nextPart(revoke: revoke)
+    }
 }

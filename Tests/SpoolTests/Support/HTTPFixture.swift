@@ -30,7 +30,8 @@ struct HTTPFixture {
 
     /// A cache on the fixture's directory (a new instance each call, as after a restart).
     func makeCache(
-        modifier: HTTPRequestModifier? = nil, policy: FetchPolicy = FetchPolicy(), originTimeout: TimeInterval = 10
+        modifier: HTTPOrigin.RequestModifier? = nil, policy: FetchPolicy = FetchPolicy(),
+        originTimeout: TimeInterval = 10
     ) throws -> SpoolCache {
         try SpoolCache(
             configuration: SpoolConfiguration(

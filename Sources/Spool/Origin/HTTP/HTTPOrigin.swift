@@ -12,7 +12,7 @@ public import FoundationNetworking
 /// next range requests of the same resource.
 public final class HTTPOrigin: Origin {
     private let transport: any HTTPTransport
-    private let modifier: HTTPRequestModifier?
+    private let modifier: RequestModifier?
     private let timeout: TimeInterval
     private let finalURLs = LockedBox<[URL: URL]>([:])
     /// A body not worth reading is still read up to this size rather than dropped: a transfer that ends
@@ -23,7 +23,7 @@ public final class HTTPOrigin: Origin {
     /// `timeout` bounds the wait for the next byte of a response, not its whole duration.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
-        modifier: HTTPRequestModifier? = nil,
+        modifier: RequestModifier? = nil,
         timeout: TimeInterval = 30
     ) {
         let configuration = configuration
@@ -39,7 +39,7 @@ public final class HTTPOrigin: Origin {
 
     /// An origin sending requests through `transport`, each changed by `modifier`. `timeout` (the requests'
     /// `timeoutInterval`) bounds the wait for the next byte of a response, not its whole duration.
-    public init(transport: any HTTPTransport, modifier: HTTPRequestModifier? = nil, timeout: TimeInterval = 30) {
+    public init(transport: any HTTPTransport, modifier: RequestModifier? = nil, timeout: TimeInterval = 30) {
         self.transport = transport
         self.modifier = modifier
         self.timeout = timeout
@@ -143,7 +143,7 @@ public final class HTTPOrigin: Origin {
             request.setValue("bytes=\(range.lowerBound)-\(range.upperBound - 1)", forHTTPHeaderField: "Range")
             if let validator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
         }
-        if let modifier { try await modifier.apply(to: &request) }
+        if let modifier { try await modifier(&request) }
         // The modifier's credentials are for the resource's host, even when the request goes where that
         // host once redirected it.
         if remembered != nil { HTTPRedirectPolicy.withholdCredentials(from: &request, unlessSentTo: url.host) }

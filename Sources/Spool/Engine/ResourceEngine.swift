@@ -127,7 +127,7 @@ final class ResourceEngine: Sendable {
     private func closeFile() {
         let (file, kept) = locked.withLock { entry -> (BlockFile?, (Set<Int64>, Data)?) in
             defer { entry.file = nil }
-            return (entry.file, entry.state.info == nil ? nil : (entry.trusted, entry.salt(key: key)))
+            return (entry.file, entry.state.info == nil ? nil : (entry.state.checks.trusted, entry.salt(key: key)))
         }
         guard let file else { return }
         if let (trusted, salt) = kept {

@@ -51,10 +51,12 @@ final class OtherRecordStateTests: XCTestCase {
                 policy: FetchPolicy(), info: row.info,
                 stored: ByteRangeSet(row.stored.isEmpty ? [] : [blocks(row.stored)]))
             if row.resetting { _ = state.absorb(v2, servedFrom: 0, requested: 0, fetch: 0) }
-            let before = state.stored
+            if let distrusted = row.distrusted { state.forget([blocks(distrusted)]) }
+            let ours = Set(row.stored)
+            state.checks.read(checked: ours)
+            let (before, invalidations) = (state.stored, state.checks.planInvalidations)
             let verdict = state.otherRecordRead(
-                EntryClaims(ranges: ByteRangeSet([blocks(row.theirs)]), edges: [:]), of: row.theirInfo, edges: [:],
-                distrusted: ByteRangeSet(row.distrusted.map { [blocks($0)] } ?? []))
+                EntryClaims(ranges: ByteRangeSet([blocks(row.theirs)]), edges: [:]), of: row.theirInfo)
             switch (verdict, row.expectedAdded) {
             case (.later, _):
                 XCTAssertTrue(row.expectedLater, "\(row.name): later")
@@ -62,13 +64,35 @@ final class OtherRecordStateTests: XCTestCase {
             case (.nothingNew, nil):
                 XCTAssertFalse(row.expectedLater, row.name)
                 XCTAssertEqual(state.stored, before, "\(row.name): nothing taken in")
-            case (.adopt(let added, _), let expected?):
+            case (.adopted, let expected?):
+                var added = state.stored
+                for range in before.ranges { added.remove(range) }
                 XCTAssertEqual(added, ByteRangeSet([blocks(expected)]), row.name)
-                XCTAssertTrue(state.stored.contains(blocks(expected)), "\(row.name): stored now")
                 XCTAssertTrue(state.stored.contains(blocks(row.stored)), "\(row.name): ours kept")
+                XCTAssertTrue(state.checks.trusted.isDisjoint(with: expected), "\(row.name): their blocks unchecked")
+                XCTAssertTrue(state.checks.trusted.isSuperset(of: ours), "\(row.name): ours still checked")
+                XCTAssertNotEqual(state.checks.planInvalidations, invalidations, "\(row.name): plans made stale")
             default:
                 XCTFail("\(row.name): \(verdict)")
             }
         }
+    }
+
+    /// A version change is one event: the stored bytes, the blocks' checks, the damage found and the discards
+    /// owed all start afresh with it, and every plan made before is stale.
+    func testANewVersionStartsTheChecksAfresh() {
+        var state = EngineState(policy: FetchPolicy(), info: v1, stored: ByteRangeSet([blocks(0..<10)]))
+        state.checks.read(checked: Set(0..<10))
+        state.forget([blocks(3..<4)])
+        XCTAssertEqual(state.checks.discards, [blocks(3..<4)])
+        XCTAssertFalse(state.checks.trusted.contains(3), "a forgotten block is unchecked")
+        let invalidations = state.checks.planInvalidations
+        XCTAssertEqual(state.absorb(v2, servedFrom: 0, requested: 0, fetch: 0), [])
+        XCTAssertTrue(state.stored.isEmpty)
+        XCTAssertTrue(state.checks.trusted.isEmpty)
+        XCTAssertTrue(state.checks.discards.isEmpty, "the file is emptied whole: no slot is owed")
+        XCTAssertTrue(state.checks.distrusted.isEmpty, "damage of the old version says nothing of the new")
+        XCTAssertNotEqual(state.checks.planInvalidations, invalidations)
+        XCTAssertTrue(state.isResetting)
     }
 }

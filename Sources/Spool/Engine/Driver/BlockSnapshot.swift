@@ -22,18 +22,19 @@ struct BlockSnapshot: Sendable {
         file = try entry.openedFile()
         self.blocks = blocks
         present = entry.state.stored
-        edges = entry.edgeSums.filter { blocks.contains($0.key) }
-        trusted = entry.trusted.intersection(blocks)
-        hashers = entry.hashers.filter { blocks.contains($0.key) }
+        let checks = entry.state.checks
+        edges = checks.edgeSums.filter { blocks.contains($0.key) }
+        trusted = checks.trusted.intersection(blocks)
+        hashers = checks.hashers.filter { blocks.contains($0.key) }
         length = entry.state.info?.length ?? 0
         salt = entry.salt(key: context.key)
-        planInvalidations = entry.planInvalidations
+        planInvalidations = checks.planInvalidations
         versionNumber = entry.state.versionNumber
     }
 
     /// Whether work done with this snapshot may be taken in: no discard or adoption (`planInvalidations`) and no new
     /// version happened since it was taken.
     func isCurrent(in entry: LockedEntry) -> Bool {
-        entry.planInvalidations == planInvalidations && entry.state.versionNumber == versionNumber
+        entry.state.checks.planInvalidations == planInvalidations && entry.state.versionNumber == versionNumber
     }
 }

@@ -100,10 +100,7 @@ struct ChunkWriter: Sendable {
     /// Clears the slots of discarded ranges and does what a version change owes; `false` while old slices
     /// are out. On the queue.
     private func catchUpNow() throws -> Bool {
-        let (discards, file) = context.locked.withLock { entry in
-            defer { entry.discards.removeAll() }
-            return (entry.discards, entry.file)
-        }
+        let (discards, file) = context.locked.withLock { entry in (entry.state.checks.takeDiscards(), entry.file) }
         for range in discards { try? file?.discard(range) }
         guard try reset.perform() else { return false }
         // A new entry's data file is created here, so that planning a write never opens it under the lock.
@@ -124,7 +121,7 @@ struct ChunkWriter: Sendable {
             guard try catchUpNow() else { return nil }
             let planned = try context.locked.withLock { entry -> PlannedWrite? in
                 // The data file is opened by catching up, off the lock.
-                guard !entry.state.isResetting, entry.discards.isEmpty, entry.file != nil else {
+                guard !entry.state.isResetting, entry.state.checks.discards.isEmpty, entry.file != nil else {
                     return PlannedWrite(parts: [], snapshot: nil)
                 }
                 guard let parts = entry.state.unstoredParts(of: range, fetch: id) else { return nil }
@@ -182,13 +179,9 @@ struct ChunkWriter: Sendable {
     /// blocks' checksums, checks and running hashes replace the ones of the plan.
     private func apply(_ result: WriteResult, of snapshot: BlockSnapshot, in entry: inout LockedEntry) {
         reportDiskChange(from: snapshot.present, to: result.present, in: &entry)
-        for block in snapshot.blocks {
-            entry.edgeSums[block] = result.edges[block]
-            entry.hashers[block] = result.hashers[block]
-            if result.trusted.contains(block) { entry.trusted.insert(block) } else { entry.trusted.remove(block) }
-        }
-        // Damaged bytes were discarded: a read planned before must not take their blocks for checked.
-        if !result.damaged.isEmpty { entry.planInvalidations &+= 1 }
+        entry.state.checks.wrote(
+            snapshot.blocks, edges: result.edges, hashers: result.hashers, trusted: result.trusted,
+            foundDamage: !result.damaged.isEmpty)
         let now = context.environment.clock.date
         for block in snapshot.blocks { entry.blockUse[block] = now }
     }

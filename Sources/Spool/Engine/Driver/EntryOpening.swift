@@ -54,8 +54,6 @@ struct EntryOpening: Sendable {
             policy: policy, info: record.info, stored: record.ranges,
             created: entry.state.record.lastAccess)
         entry.state.recordOpened(record)
-        entry.edgeSums = record.edgeSums
-        entry.trusted = trusted
-        entry.distrusted = beyondData
+        entry.state.checks.opened(edges: record.edgeSums, trusted: trusted, distrusted: beyondData)
     }
 }

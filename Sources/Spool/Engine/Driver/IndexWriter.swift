@@ -56,8 +56,8 @@ struct IndexWriter: Sendable {
             let record = EntryRecord(
                 url: context.displayURL, info: info, ranges: entry.state.stored, created: entry.state.record.created,
                 lastAccess: lastAccess, pinned: entry.state.record.pinned, keyCheck: context.environment.codec.keyCheck,
-                edgeSums: entry.edgeSums)
-            return (record, needsSync ? entry.file : nil, entry.distrusted, entry.state.versionNumber)
+                edgeSums: entry.state.checks.edgeSums)
+            return (record, needsSync ? entry.file : nil, entry.state.checks.distrusted, entry.state.versionNumber)
         }
         guard let (snapshot, syncing, distrusted, versionNumber) = taken else { return }
         var record = snapshot
@@ -104,23 +104,15 @@ struct IndexWriter: Sendable {
             let theirs = context.store.record(key: context.key), theirs.keyCheck == context.environment.codec.keyCheck
         else { return false }
         return context.locked.withLock { entry -> Bool in
-            let verdict = entry.state.otherRecordRead(
-                EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info, edges: entry.edgeSums,
-                distrusted: entry.distrusted)
-            switch verdict {
+            switch entry.state.otherRecordRead(
+                EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info)
+            {
             case .later: return false
             case .nothingNew:
                 entry.recordStamp = stamp
                 return false
-            case .adopt(let added, let edges):
+            case .adopted:
                 entry.recordStamp = stamp
-                // Bytes this process has not checked make their blocks unchecked again.
-                for range in added.ranges {
-                    for block in BlockLayout.blocks(in: range) { entry.trusted.remove(block) }
-                }
-                entry.planInvalidations &+= 1
-                entry.edgeSums = edges
-                entry.hashers.removeAll()
                 entry.readerWakeups &+= 1
                 return true
             }

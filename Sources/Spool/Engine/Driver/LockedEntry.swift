@@ -76,25 +76,6 @@ struct LockedEntry {
         if data.count >= wanted { leadingBytes = Data(data.prefix(wanted)) }
     }
 
-    /// The checksums of partial blocks, as the stored ranges are now.
-    var edgeSums: EdgeSums = [:]
-    /// Blocks whose stored bytes this engine has checked or written itself: read without checking again.
-    var trusted = Set<Int64>()
-    /// The running checksums of the partial blocks this engine is filling; any other change to a block's
-    /// stored bytes drops its entry.
-    var hashers: [Int64: BlockHasher] = [:]
-    /// Counts the changes that invalidate a read or write planned under the lock and done off it
-    /// (`BlockSnapshot`, `StoredReader.Plan`): stored bytes discarded (damage, eviction, a new version) and
-    /// another process's bytes adopted into blocks checked here. A plan made before one is made again.
-    var planInvalidations: UInt64 = 0
-    /// Bytes found damaged here, or claimed by the record beyond its data file's end when the entry opened
-    /// (the file was cut short or emptied): never taken back from a record on disk, or a reader could go round
-    /// between adopting and rejecting them, and a file grown again past them would have them claimed as holes.
-    var distrusted = ByteRangeSet()
-    /// Ranges let go whose checksum slots are still to be cleared, by the entry's write queue before its next
-    /// write (`ChunkWriter`): nothing claims them meanwhile, so no read plans on them.
-    var discards: [Range<Int64>] = []
-
     // File slices (`SliceLender`).
     /// The file slices handed out and not yet released (see `FileSlice`), by lease number.
     var leases: [Int: Lease] = [:]
@@ -177,20 +158,10 @@ struct LockedEntry {
         for block in BlockLayout.blocks(in: range) { blockUse[block] = now }
     }
 
-    /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are to be cleared (`discards`),
-    /// readers that need them fetch them again.
+    /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are to be cleared, readers that need
+    /// them fetch them again.
     mutating func forget(_ ranges: [Range<Int64>]) {
-        planInvalidations &+= 1
-        for range in ranges where !range.isEmpty {
-            for block in BlockLayout.blocks(in: range) {
-                edgeSums[block] = nil
-                trusted.remove(block)
-                hashers[block] = nil
-            }
-            state.lost([range])
-            distrusted.insert(range)
-            discards.append(range)
-        }
+        state.forget(ranges)
         readerWakeups &+= 1
     }
 }

@@ -24,7 +24,7 @@ struct SliceLender: Sendable {
     {
         var upper = range.lowerBound
         for block in BlockLayout.blocks(in: range) {
-            guard entry.trusted.contains(block) else { break }
+            guard entry.state.checks.trusted.contains(block) else { break }
             upper = min(range.upperBound, BlockLayout.range(of: block).upperBound)
         }
         guard upper > range.lowerBound else { return nil }
@@ -69,7 +69,7 @@ struct SliceLender: Sendable {
             entry.users -= 1
             guard let range, case .done = entry.opening, entry.file != nil, entry.state.info == info,
                 entry.state.stored.contains(range),
-                BlockLayout.blocks(in: range).allSatisfy(entry.trusted.contains),
+                BlockLayout.blocks(in: range).allSatisfy(entry.state.checks.trusted.contains),
                 let reserved = try? reserve(range, revoke: revoke, in: &entry), reserved.range == range
             else { return (nil, nil, false, entry.isIdle) }
             for block in BlockLayout.blocks(in: range) { entry.blockUse[block] = now }

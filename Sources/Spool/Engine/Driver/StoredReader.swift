@@ -47,7 +47,7 @@ struct StoredReader: Sendable {
             guard plan.snapshot.isCurrent(in: entry) else { return .success(nil) }
             switch outcome {
             case .success(let (data, trusted)):
-                entry.trusted.formUnion(trusted)
+                entry.state.checks.read(checked: trusted)
                 entry.delivered(plan.range, to: id, at: now)
                 entry.noteLeadingBytes(data, at: plan.range.lowerBound)
                 return .success(data)

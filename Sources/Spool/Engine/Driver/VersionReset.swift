@@ -7,18 +7,12 @@ struct VersionReset: Sendable {
     let context: EntryContext
     let index: IndexWriter
 
-    /// Forgets what the driver knows of the stored bytes after the state changed version, with the lock held;
-    /// the caller then has the write queue run `perform` (`ChunkWriter.catchUp`) and runs the revocations
-    /// (`EntryContext.notifyReaders`).
+    /// Forgets what the driver holds of the old bytes after the state changed version (the state started its
+    /// own knowledge of them afresh: `BlockChecks`), with the lock held; the caller then has the write queue
+    /// run `perform` (`ChunkWriter.catchUp`) and runs the revocations (`EntryContext.notifyReaders`).
     static func begin(in entry: inout LockedEntry) {
-        entry.planInvalidations &+= 1
         entry.arriving.removeAll()
         entry.blockUse.removeAll()
-        entry.edgeSums.removeAll()
-        entry.trusted.removeAll()
-        entry.hashers.removeAll()
-        entry.distrusted = ByteRangeSet()
-        entry.discards.removeAll()
         entry.leadingBytes = nil
         // The holders of old slices are asked at once to give them back (`EntryContext.runRevocations`, after the
         // lock): the file is emptied only once they have.

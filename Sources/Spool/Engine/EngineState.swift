@@ -34,6 +34,8 @@ struct EngineState {
     /// What is known of the stored blocks' checks; it changes through its own events, and starts afresh with
     /// every version.
     var checks = BlockChecks()
+    /// Bytes fetched that no reader has received yet, for counting what was served from the origin.
+    var fresh = FreshBytes()
     private var nextID = 1
 
     init(

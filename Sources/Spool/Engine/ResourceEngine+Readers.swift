@@ -118,7 +118,7 @@ extension ResourceEngine {
                         let read = range.lowerBound..<min(range.upperBound, range.lowerBound + size)
                         let plan = try reader.plan(read, in: &entry)
                         // The cache's own reads (`countsServed` false) leave the bytes fresh for a player.
-                        return .planned(plan, fresh: countsServed ? entry.takeFresh(read) : ByteRangeSet())
+                        return .planned(plan, fresh: countsServed ? entry.state.fresh.take(read) : ByteRangeSet())
                     }
                 }
                 if case .failure(let error) = prepared, error is LockedEntry.FileNotOpen {
@@ -133,7 +133,7 @@ extension ResourceEngine {
                     return part
                 case .planned(let plan, let fresh)?:
                     guard let data = try await reader.perform(plan, for: id) else {
-                        locked.withLock { $0.giveBackFresh(fresh) }
+                        locked.withLock { $0.state.fresh.giveBack(fresh) }
                         continue
                     }
                     if serves { countServed(position..<position + Int64(data.count), fresh: fresh.byteCount) }
@@ -153,7 +153,7 @@ extension ResourceEngine {
     }
 
     /// Counts the bytes of `range` a player received as served, `fresh` of them from the origin (see
-    /// `LockedEntry.fresh`).
+    /// `EngineState.fresh`).
     func countServed(_ range: Range<Int64>, fresh: Int64) {
         guard !range.isEmpty else { return }
         environment.statistics.served(

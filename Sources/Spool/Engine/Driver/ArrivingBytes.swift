@@ -19,7 +19,7 @@ struct ArrivingBytes {
     }
 
     private var chunks: [Chunk] = []
-    /// Bytes a player received from here: when their write lands they are not fresh (`LockedEntry.fresh`), as
+    /// Bytes a player received from here: when their write lands they are not fresh (`EngineState.fresh`), as
     /// the player already counted them as the origin's.
     private(set) var handedOut = ByteRangeSet()
 

@@ -139,7 +139,7 @@ struct ChunkWriter: Sendable {
                 guard snapshot.isCurrent(in: entry) else { return false }
                 apply(result, of: snapshot, in: &entry)
                 if result.failure == nil { entry.noteLeadingBytes(chunk, at: offset) }
-                for part in plan.parts { entry.fresh.formUnion(entry.arriving.takeFresh(part)) }
+                for part in plan.parts { entry.state.fresh.stored(entry.arriving.takeFresh(part)) }
                 return true
             }
             if applied { damaged += result.damaged }

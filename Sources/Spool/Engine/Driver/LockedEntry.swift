@@ -35,24 +35,6 @@ struct LockedEntry {
     var arriving = ArrivingBytes()
     /// What each reader took from `arriving`: its read ends once those bytes are stored (or never will be).
     var takenFromMemory: [Int: ByteRangeSet] = [:]
-    /// Bytes fetched that no reader has received yet: the first playback read to receive them got them from
-    /// the origin (`CacheStatistics`); any later one, or one after a prefetch took them, from the cache.
-    var fresh = ByteRangeSet()
-
-    /// The fresh bytes of `range`, which are not fresh any more.
-    mutating func takeFresh(_ range: Range<Int64>) -> ByteRangeSet {
-        guard !fresh.ranges.isEmpty else { return ByteRangeSet() }
-        let taken = ByteRangeSet(fresh.intersection(range))
-        if !taken.ranges.isEmpty { fresh.remove(range) }
-        return taken
-    }
-
-    /// Marks `taken` fresh again: the read that took them delivered nothing (a discard overlapped it, or no
-    /// slice could be made), so the next read to receive them is still the first.
-    mutating func giveBackFresh(_ taken: ByteRangeSet) {
-        fresh.formUnion(taken)
-    }
-
     // Index writes (`IndexWriter`); when they come is the state's (`EngineState.record`).
     /// The record file as this engine last read or wrote it: another stamp means another process wrote.
     var recordStamp: [Int64]?

@@ -13,7 +13,7 @@ struct SliceLender: Sendable {
         fileprivate let file: EntryFile
         /// The bytes the slice will hold.
         let range: Range<Int64>
-        /// Those of them no reader had received before (`LockedEntry.fresh`).
+        /// Those of them no reader had received before (`EngineState.fresh`).
         let fresh: ByteRangeSet
     }
 
@@ -33,7 +33,7 @@ struct SliceLender: Sendable {
         entry.nextLease += 1
         entry.leases[lease] = LockedEntry.Lease(range: range.lowerBound..<upper, revoke: revoke)
         let lent = range.lowerBound..<upper
-        return Reserved(lease: lease, file: file, range: lent, fresh: entry.takeFresh(lent))
+        return Reserved(lease: lease, file: file, range: lent, fresh: entry.state.fresh.take(lent))
     }
 
     /// The slice `reserved` stands for, with its own descriptor; called without the lock. The data file stays
@@ -82,7 +82,7 @@ struct SliceLender: Sendable {
     /// never made gives back the fresh bytes it took.
     fileprivate func endLease(_ lease: Int, givingBackFresh fresh: ByteRangeSet = ByteRangeSet()) {
         let (waiters, idle) = context.locked.withLock { entry -> ([CheckedContinuation<Void, Never>], Bool) in
-            entry.giveBackFresh(fresh)
+            entry.state.fresh.giveBack(fresh)
             guard entry.leases.removeValue(forKey: lease) != nil else { return ([], false) }
             guard entry.leases.isEmpty else { return ([], false) }
             defer { entry.leaseWaiters.removeAll() }

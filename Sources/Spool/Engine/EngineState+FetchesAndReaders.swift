@@ -40,6 +40,12 @@ extension EngineState {
         var wantsAll = false
         /// Where the reader started, so that its pieces can follow what it has consumed.
         var start: Int64?
+        /// The first byte it has not delivered, as its last step or delivery said: eviction spares what it is
+        /// about to read.
+        var position: Int64?
+        /// What it took from bytes still arriving (`ArrivingBytes`): its read ends once those are stored, or
+        /// never will be.
+        var takenFromMemory = ByteRangeSet()
         /// The version of the bytes it has delivered, once it has delivered any.
         var versionNumber: Int?
         /// Why a request it waited on failed.

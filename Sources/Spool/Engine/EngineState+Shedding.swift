@@ -31,4 +31,18 @@ extension EngineState {
         }
         return chosen
     }
+
+    /// Eviction wants `bytes` back: gives up the blocks `blocksToShed` chooses, sparing where the readers are,
+    /// what requests fill, and `held` (file slices being sent). Returns the bytes given up.
+    mutating func shed(_ bytes: Int64, held: [Range<Int64>]) -> Int64 {
+        let chosen = blocksToShed(
+            bytes: bytes, readers: readers.values.compactMap(\.position), lastUse: blockUse.lastUse, held: held)
+        var freed: Int64 = 0
+        for present in chosen {
+            freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+            forget(present)
+            blockUse.forget(present)
+        }
+        return freed
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a reader does next (`step`): read stored bytes, wait for requests it joins or starts, look at another
 /// process's record first, or finish; and what it records on the way.
 extension EngineState {
@@ -8,6 +10,7 @@ extension EngineState {
         reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate(), readLimit: Int64? = nil
     ) -> Step {
         guard let reader = readers[id] else { return .fail(CancellationError()) }
+        readers[id]!.position = position
         // A look elsewhere allows the one step that follows it.
         let looked = reader.lookedElsewhere
         readers[id]!.lookedElsewhere = false
@@ -145,5 +148,19 @@ extension EngineState {
     /// Records that reader `id` delivered bytes of `versionNumber`.
     mutating func markDelivered(reader id: Int, versionNumber delivered: Int) {
         if readers[id]?.versionNumber == nil { readers[id]?.versionNumber = delivered }
+    }
+
+    /// Records that reader `id` delivered `range` of the current version at `now`: where it is now, and a use
+    /// of the blocks it read.
+    mutating func delivered(_ range: Range<Int64>, reader id: Int, at now: Date) {
+        markDelivered(reader: id, versionNumber: versionNumber)
+        readers[id]?.position = range.upperBound
+        blockUse.used(range, at: now)
+    }
+
+    /// Records that reader `id` delivered `range` from bytes still arriving, at `now`.
+    mutating func deliveredFromMemory(_ range: Range<Int64>, reader id: Int, at now: Date) {
+        delivered(range, reader: id, at: now)
+        readers[id]?.takenFromMemory.insert(range)
     }
 }

@@ -36,6 +36,8 @@ struct EngineState {
     var checks = BlockChecks()
     /// Bytes fetched that no reader has received yet, for counting what was served from the origin.
     var fresh = FreshBytes()
+    /// When each stored block was last used here, for eviction.
+    var blockUse = BlockUse()
     private var nextID = 1
 
     init(
@@ -231,6 +233,7 @@ struct EngineState {
     private mutating func newVersion() {
         stored.removeAll()
         checks.newVersion()
+        blockUse = BlockUse()
         versionNumber += 1
         reset = ResetProgress()
     }

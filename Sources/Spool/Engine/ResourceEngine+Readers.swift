@@ -18,8 +18,6 @@ extension ResourceEngine {
         let now = environment.clock.date
         let abandonAt = policy.abandonedRequestGrace > 0 ? environment.clock.uptime : nil
         let orphans = locked.withLock { entry in
-            entry.readerPositions[id] = nil
-            entry.takenFromMemory[id] = nil
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
             entry.state.accessed(at: now)
             return entry.state.removeReader(id, abandonAt: abandonAt).compactMap { entry.tasks[$0] }
@@ -73,7 +71,6 @@ extension ResourceEngine {
                 return .bytes(data)
             }
             let (step, dropped) = locked.withLock { entry -> (EngineState.Step, [Task<Void, Never>]) in
-                entry.readerPositions[id] = position
                 let step = entry.state.step(reader: id, position: position, link: link, readLimit: readLimit)
                 var dropped: [Task<Void, Never>] = []
                 if case .wait(let starts) = step, !starts.isEmpty {

@@ -7,17 +7,8 @@ extension ResourceEngine {
     func shed(_ bytes: Int64) -> Int64 {
         let freed = locked.withLock { entry -> Int64 in
             guard !entry.state.record.pinned, case .done = entry.opening else { return 0 }
-            let chosen = entry.state.blocksToShed(
-                bytes: bytes, readers: Array(entry.readerPositions.values), lastUse: entry.blockUse,
-                held: entry.leases.values.map(\.range))
-            var freed: Int64 = 0
-            for present in chosen {
-                freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
-                entry.forget(present)
-                for range in present {
-                    for block in BlockLayout.blocks(in: range) { entry.blockUse[block] = nil }
-                }
-            }
+            let freed = entry.state.shed(bytes, held: entry.leases.values.map(\.range))
+            if freed > 0 { entry.readerWakeups &+= 1 }
             return freed
         }
         if freed > 0 {

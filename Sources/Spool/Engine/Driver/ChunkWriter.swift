@@ -183,7 +183,7 @@ struct ChunkWriter: Sendable {
             snapshot.blocks, edges: result.edges, hashers: result.hashers, trusted: result.trusted,
             foundDamage: !result.damaged.isEmpty)
         let now = context.environment.clock.date
-        for block in snapshot.blocks { entry.blockUse[block] = now }
+        entry.state.blockUse.used(blocks: snapshot.blocks, at: now)
     }
 
     /// Tells the state what a write did to the bytes on disk: `before` became `after`.

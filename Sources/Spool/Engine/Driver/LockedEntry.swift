@@ -1,7 +1,9 @@
 import Foundation
 
-/// The state of one entry that only its lock (`EntryContext.locked`) guards: the decisions, the open data file,
-/// the tasks and waiters, and the bookkeeping of index writes, checksums, slices and eviction.
+/// The state of one entry that only its lock (`EntryContext.locked`) guards: the engine's state (`EngineState`:
+/// every decision and what it rests on: stored bytes, requests, readers, the blocks' checks and uses), and what
+/// the driver keeps to carry the decisions out: the open data file, tasks and continuations by id, the bytes
+/// still arriving, the file slices lent, and counters that wake waiters.
 struct LockedEntry {
     /// One of the lists of tasks waiting for a change to the entry (`EntryContext.suspend`).
     typealias WaiterList = WritableKeyPath<LockedEntry, [Int: CheckedContinuation<Void, Never>]> & Sendable
@@ -33,17 +35,11 @@ struct LockedEntry {
     var users = 0
     /// What origin responses delivered and the writes have not stored yet, for readers waiting for it.
     var arriving = ArrivingBytes()
-    /// What each reader took from `arriving`: its read ends once those bytes are stored (or never will be).
-    var takenFromMemory: [Int: ByteRangeSet] = [:]
     // Index writes (`IndexWriter`); when they come is the state's (`EngineState.record`).
     /// The record file as this engine last read or wrote it: another stamp means another process wrote.
     var recordStamp: [Int64]?
 
     // Blocks and their checks.
-    /// Where each reader is, so eviction spares the bytes they are about to read.
-    var readerPositions: [Int: Int64] = [:]
-    /// When each block was last written or read in this process; blocks not in it are older.
-    var blockUse: [Int64: Date] = [:]
     var saltCache: (info: ContentInfo, salt: Data)?
     /// The resource's first bytes (`leadingByteCount`, or all of a shorter one), once this engine has read or
     /// written them: what the proxy tells a playlist by when it answers from stored bytes on its event loop,
@@ -117,8 +113,7 @@ struct LockedEntry {
                 storedUpTo: { [state] in state.storedEnd(of: $0) })
         else { return nil }
         let range = position..<position + Int64(data.count)
-        delivered(range, to: id, at: now)
-        takenFromMemory[id, default: ByteRangeSet()].insert(range)
+        state.deliveredFromMemory(range, reader: id, at: now)
         guard handOut else { return (data, 0) }
         return (data, arriving.handOut(range))
     }
@@ -127,7 +122,7 @@ struct LockedEntry {
     /// ended, a write failed, a new version came): a read that returned has its bytes cached, as when they
     /// came from disk.
     func memoryReadsSettled(reader id: Int) -> Bool {
-        guard let taken = takenFromMemory[id] else { return true }
+        guard let taken = state.readers[id]?.takenFromMemory else { return true }
         return taken.ranges.allSatisfy { range in
             state.stored.gaps(in: range).allSatisfy { !arriving.holds($0) }
         }
@@ -135,9 +130,7 @@ struct LockedEntry {
 
     /// Records that reader `id` delivered `range`, of the current version, at `now`.
     mutating func delivered(_ range: Range<Int64>, to id: Int, at now: Date) {
-        state.markDelivered(reader: id, versionNumber: state.versionNumber)
-        readerPositions[id] = range.upperBound
-        for block in BlockLayout.blocks(in: range) { blockUse[block] = now }
+        state.delivered(range, reader: id, at: now)
     }
 
     /// Stops claiming `ranges` (damaged or evicted): their blocks' slots are to be cleared, readers that need

@@ -72,7 +72,7 @@ struct SliceLender: Sendable {
                 BlockLayout.blocks(in: range).allSatisfy(entry.state.checks.trusted.contains),
                 let reserved = try? reserve(range, revoke: revoke, in: &entry), reserved.range == range
             else { return (nil, nil, false, entry.isIdle) }
-            for block in BlockLayout.blocks(in: range) { entry.blockUse[block] = now }
+            entry.state.blockUse.used(range, at: now)
             // As for a reader's end: the record learns of uses at most once a second.
             return (reserved, entry.leadingBytes, entry.state.accessed(at: now), false)
         }

@@ -12,7 +12,6 @@ struct VersionReset: Sendable {
     /// run `perform` (`ChunkWriter.catchUp`) and runs the revocations (`EntryContext.notifyReaders`).
     static func begin(in entry: inout LockedEntry) {
         entry.arriving.removeAll()
-        entry.blockUse.removeAll()
         entry.leadingBytes = nil
         // The holders of old slices are asked at once to give them back (`EntryContext.runRevocations`, after the
         // lock): the file is emptied only once they have.

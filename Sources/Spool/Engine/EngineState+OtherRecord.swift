@@ -21,10 +21,8 @@ extension EngineState {
     mutating func otherRecordRead(_ theirs: EntryClaims, of theirInfo: ContentInfo) -> OtherRecordVerdict {
         guard !isResetting, let info else { return .later }
         guard !theirInfo.isDifferentVersion(from: info) else { return .nothingNew }
-        var offered = theirs.ranges
-        for range in checks.distrusted.ranges { offered.remove(range) }
         let merged = EntryClaims(ranges: stored, edges: checks.edgeSums)
-            .merged(with: EntryClaims(ranges: offered, edges: theirs.edges), length: info.length)
+            .merged(with: theirs, excluding: checks.distrusted, length: info.length)
         guard merged.ranges != stored else { return .nothingNew }
         var added = merged.ranges
         for range in stored.ranges { added.remove(range) }

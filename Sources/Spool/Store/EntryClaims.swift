@@ -38,4 +38,12 @@ struct EntryClaims: Equatable, Sendable {
         }
         return result
     }
+
+    /// These claims merged with `other`'s, less `distrusted`: bytes found damaged (or evicted) here stay
+    /// dropped even when the other side still names them.
+    func merged(with other: EntryClaims, excluding distrusted: ByteRangeSet, length: Int64) -> EntryClaims {
+        var offered = other.ranges
+        for range in distrusted.ranges { offered.remove(range) }
+        return merged(with: EntryClaims(ranges: offered, edges: other.edges), length: length)
+    }
 }

@@ -74,10 +74,9 @@ struct IndexWriter: Sendable {
             !theirs.info.isDifferentVersion(from: record.info)
         {
             // Bytes this engine dropped (damaged, evicted) stay dropped even if the record still names them.
-            var offered = theirs.ranges
-            for range in distrusted.ranges { offered.remove(range) }
-            let merged = EntryClaims(ranges: record.ranges, edges: record.edgeSums)
-                .merged(with: EntryClaims(ranges: offered, edges: theirs.edgeSums), length: record.info.length)
+            let merged = EntryClaims(ranges: record.ranges, edges: record.edgeSums).merged(
+                with: EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), excluding: distrusted,
+                length: record.info.length)
             record.ranges = merged.ranges
             record.edgeSums = merged.edges
             record.lastAccess = max(record.lastAccess, theirs.lastAccess)

@@ -6,17 +6,17 @@ extension EngineState {
         max(0, length - max(2 << 20, length / 20))
     }
 
-    /// Ends the requests players abandoned on this resource now that a player's read starts requests at
-    /// `position`, and returns them, to cancel: the player went elsewhere, and they would take the link
-    /// its first bytes wait for. A read of the resource's tail keeps them: players read an index there (an
-    /// MP4's `moov` at the end) and come back to where they were.
-    mutating func dropAbandoned(forPlaybackReadAt position: Int64) -> [Int] {
-        guard let info, position < Self.tailStart(ofLength: info.length) else { return [] }
-        return expireAllAbandoned()
+    /// Cancels the requests players abandoned on this resource now that a player's read starts requests at
+    /// `position`: the player went elsewhere, and they would take the link its first bytes wait for. A read
+    /// of the resource's tail keeps them: players read an index there (an MP4's `moov` at the end) and come
+    /// back to where they were.
+    mutating func dropAbandoned(forPlaybackReadAt position: Int64) {
+        guard let info, position < Self.tailStart(ofLength: info.length) else { return }
+        expireAllAbandoned()
     }
 
-    /// Ends every request players abandoned on this resource (see `expireAbandoned`); returns them, to cancel.
-    mutating func expireAllAbandoned() -> [Int] {
-        Array(fetches.keys).filter { expireAbandoned(fetch: $0) }
+    /// Cancels every request players abandoned on this resource (see `expireAbandoned`).
+    mutating func expireAllAbandoned() {
+        for id in fetches.keys.sorted() { expireAbandoned(fetch: id) }
     }
 }

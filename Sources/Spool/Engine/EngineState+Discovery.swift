@@ -28,25 +28,26 @@ extension EngineState {
         var failure: (round: Int, error: any Error)?
     }
 
-    /// What the driver does for the discovery running.
-    enum DiscoveryAction {
+    /// What a try of the running discovery does next.
+    enum DiscoveryTry: Equatable {
         /// Send a first range request for these bytes: its response brings the content information, and its
         /// body is kept as any request's is (`openDiscovered`).
         case send(Range<Int64>)
         /// Ask the origin's own call for the content information (`originDescribed`).
         case askOrigin
-        /// Try again, from `discoveryRequest`, after this many seconds.
-        case retry(after: Double)
-        /// It ended with this error, for every caller waiting; the next caller starts a new round.
-        case fail(any Error)
+        /// Nothing: another try runs in a task of its own (`EngineAction.startDiscovery`), or the discovery
+        /// ended (`EngineAction.discoveryEnded`).
+        case done
     }
 
     /// Starts a discovery for a first reader as `wanted` describes it, unless the content information is
-    /// known or a discovery runs; returns whether one started (the driver then starts its first try).
+    /// known or a discovery runs; returns whether one started (its first try is an action).
+    @discardableResult
     mutating func beginDiscovery(_ wanted: Discovery) -> Bool {
         guard info == nil, discovery.running == nil else { return false }
         discovery.running = wanted
         discovery.round += 1
+        emit(.startDiscovery(after: 0))
         return true
     }
 
@@ -54,8 +55,13 @@ extension EngineState {
     /// `firstRequestSize` is the first request's size for a host nothing is known of
     /// (`FetchPolicy.firstRequestSize(for:)`); an origin that cannot read before the content information is
     /// known (`originReadsFirst` false) is asked for it.
-    func discoveryRequest(link: LinkEstimate, firstRequestSize: Int64, originReadsFirst: Bool) -> DiscoveryAction {
-        guard let wanted = discovery.running else { return .fail(CancellationError()) }
+    mutating func discoveryRequest(link: LinkEstimate, firstRequestSize: Int64, originReadsFirst: Bool)
+        -> DiscoveryTry
+    {
+        guard let wanted = discovery.running else {
+            endDiscovery(failure: CancellationError())
+            return .done
+        }
         guard originReadsFirst else { return .askOrigin }
         let start = max(0, wanted.offset)
         // Until its head arrives nothing else can be asked for: it carries a window and a piece (what the
@@ -75,8 +81,11 @@ extension EngineState {
     /// Decides what follows a failed try of the running discovery at `now`: the origin's own call where a
     /// range request cannot tell (past the end, an answer without a length), another try while the policy
     /// retries (`FetchPolicy.retries`), or the end, recorded for the round's waiters.
-    mutating func discoveryFailed(_ error: any Error, at now: Double) -> DiscoveryAction {
-        guard var wanted = discovery.running else { return .fail(error) }
+    mutating func discoveryFailed(_ error: any Error, at now: Double) -> DiscoveryTry {
+        guard var wanted = discovery.running else {
+            endDiscovery(failure: error)
+            return .done
+        }
         switch error {
         case SpoolError.rangeNotSatisfiable, SpoolError.invalidResponse: return .askOrigin
         default: break
@@ -84,10 +93,11 @@ extension EngineState {
         // A discovery's try that failed delivered nothing: bytes that come belong to the request it opens.
         guard let wait = wanted.retries.failed(error, progressed: false, at: now, policy: policy) else {
             endDiscovery(failure: error)
-            return .fail(error)
+            return .done
         }
         discovery.running = wanted
-        return .retry(after: wait)
+        emit(.startDiscovery(after: wait))
+        return .done
     }
 
     /// The origin's own call answered (`.askOrigin`): takes in `described` and ends the discovery. Returns
@@ -98,9 +108,10 @@ extension EngineState {
         return learn(described)
     }
 
-    /// Ends the running discovery with `failure` (the origin's own call failed, or its try was cancelled
-    /// before it was sent), for the round's waiters.
+    /// The discovery's task ends, and with it the running discovery, with `failure` (the origin's own call
+    /// failed, or its try was cancelled before it was sent), for the round's waiters.
     mutating func endDiscovery(failure: (any Error)?) {
+        emit(.discoveryEnded)
         guard discovery.running != nil else { return }
         discovery.running = nil
         if let failure { discovery.failure = (discovery.round, failure) }

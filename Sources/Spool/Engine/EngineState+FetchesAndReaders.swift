@@ -19,19 +19,6 @@ extension EngineState {
         var abandonedAt: Double?
     }
 
-    /// What the driver does after a request failed.
-    enum FailureVerdict {
-        /// The request was cancelled: it ends, and its readers carry on (they may start others).
-        case stop
-        /// Send it again from its first missing byte after this many seconds.
-        case retry(after: Double)
-        /// It ended for good; its readers fail with the error.
-        case fail(any Error)
-        /// The resource's length changed: every stored byte was dropped (the driver empties the entry) and
-        /// these other requests are to be cancelled; readers of old bytes fail with `resourceChanged`.
-        case newVersion(cancel: [Int])
-    }
-
     /// A reader of the resource.
     struct Reader {
         /// Where the read ends, exclusive; `nil` for the resource's end.

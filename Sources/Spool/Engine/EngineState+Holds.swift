@@ -27,7 +27,7 @@ extension EngineState {
         if let since = abandonedSince(fetch: id) {
             let end = since + policy.abandonedRequestGrace
             guard now >= end else { return .abandoned(until: end) }
-            expireAbandoned(fetch: id)
+            expireAbandoned(fetch: id, byItsOwnTask: true)
             return .expired
         }
         let pauseEnd = heldSince + Self.maximumPause

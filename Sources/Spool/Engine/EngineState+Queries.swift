@@ -27,9 +27,9 @@ extension EngineState {
         var trial = self
         // What the step would start once any look elsewhere is done.
         trial.lookedElsewhere(reader: id)
-        guard case .wait(let started) = trial.step(reader: id, position: position, link: link) else { return false }
+        guard case .wait = trial.step(reader: id, position: position, link: link) else { return false }
         // Joining a request a player abandoned sets it going again: an origin request as much as a new one.
-        return !started.isEmpty
+        return trial.actions.dropFirst(actions.count).contains { if case .start = $0 { true } else { false } }
             || fetches.contains { $0.value.abandonedAt != nil && trial.fetches[$0.key]?.abandonedAt == nil }
     }
 

@@ -16,10 +16,11 @@ extension EngineState {
         record.opened(from: saved)
     }
 
-    /// `bytes` were written at `now`; returns whether a record write is due (see `RecordSchedule.wrote`).
-    mutating func wrote(_ bytes: Int64, at now: Double) -> Bool {
-        record.wrote(
+    /// `bytes` were written at `now`; a record write is queued when one is due (see `RecordSchedule.wrote`).
+    mutating func wrote(_ bytes: Int64, at now: Double) {
+        let due = record.wrote(
             bytes, at: now, indexInterval: policy.indexInterval, minimumInterval: Self.minimumRecordInterval)
+        if due { emit(.flushRecordSoon) }
     }
 
     /// The entry was used at `now`; returns whether the record lags for it.

@@ -33,7 +33,8 @@ extension EngineState {
     }
 
     /// Eviction wants `bytes` back: gives up the blocks `blocksToShed` chooses, sparing where the readers are,
-    /// what requests fill, and `held` (file slices being sent). Returns the bytes given up.
+    /// what requests fill, and `held` (file slices being sent). Returns the bytes given up; the record is then
+    /// the caller's to write.
     mutating func shed(_ bytes: Int64, held: [Range<Int64>]) -> Int64 {
         let chosen = blocksToShed(
             bytes: bytes, readers: readers.values.compactMap(\.position), lastUse: blockUse.lastUse, held: held)
@@ -42,6 +43,11 @@ extension EngineState {
             freed += present.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
             forget(present)
             blockUse.forget(present)
+        }
+        if freed > 0 {
+            // Their slots are cleared; readers that need them fetch them again.
+            emit(.clearDiscarded)
+            emit(.wakeReaders)
         }
         return freed
     }

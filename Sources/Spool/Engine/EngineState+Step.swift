@@ -42,7 +42,13 @@ extension EngineState {
             var trial = self
             if !trial.startRequests(reader: id, at: position, end: end, link: link).isEmpty { return .lookElsewhere }
         }
-        return .wait(start: startRequests(reader: id, at: position, end: end, link: link))
+        let started = startRequests(reader: id, at: position, end: end, link: link)
+        for request in started { emit(.start(fetch: request.id)) }
+        // A player's read that needs the origin ends the requests players abandoned elsewhere on it.
+        if !started.isEmpty, !reader.isPrefetch { dropAbandoned(forPlaybackReadAt: position) }
+        // It may have joined a request a player abandoned, or made a paused one a playback read's.
+        emit(.wakeHolds)
+        return .wait
     }
 
     /// The requests that make sure reader `id`'s bytes from `position` arrive soon: it joins those that

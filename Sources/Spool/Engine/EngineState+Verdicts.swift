@@ -1,4 +1,4 @@
-/// What the state tells its driver to do: for a reader's next step, and after a failed request.
+/// What the state tells a reader to do next; what the driver does besides is in the state's actions.
 extension EngineState {
     /// What a reader does next.
     enum Step {
@@ -6,8 +6,8 @@ extension EngineState {
         case finished
         /// Read these stored bytes; they belong to `versionNumber`.
         case read(Range<Int64>, versionNumber: Int)
-        /// Wait for bytes, after starting these requests.
-        case wait(start: [(id: Int, range: Range<Int64>)])
+        /// Wait for bytes: from requests it joined, or ones the step started (`EngineAction.start`).
+        case wait
         /// Fail the read.
         case fail(any Error)
         /// Look at another process's record of the resource (and take in the bytes it stored), then step

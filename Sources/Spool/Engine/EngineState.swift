@@ -38,6 +38,8 @@ struct EngineState {
     var fresh = FreshBytes()
     /// When each stored block was last used here, for eviction.
     var blockUse = BlockUse()
+    /// What the driver is to do after the events so far, in order (`takeActions`).
+    private(set) var actions: [EngineAction] = []
     private var nextID = 1
 
     init(
@@ -47,6 +49,17 @@ struct EngineState {
         record = RecordSchedule(created: created)
         self.info = info
         self.stored = stored
+    }
+
+    /// Takes what the driver is to do after the events so far, in order: its one `perform` carries it out.
+    mutating func takeActions() -> [EngineAction] {
+        defer { actions.removeAll() }
+        return actions
+    }
+
+    /// Asks the driver for `action` (`takeActions`).
+    mutating func emit(_ action: EngineAction) {
+        actions.append(action)
     }
 
     mutating func makeID() -> Int {
@@ -62,64 +75,63 @@ struct EngineState {
         return id
     }
 
-    /// Removes a reader; returns the requests nobody needs any more, to cancel. With `now` given, those a
+    /// Removes a reader; the requests nobody needs any more are cancelled. With `now` given, those a
     /// playback reader leaves are abandoned instead, for a reader to join, until the driver expires them
     /// (see `FetchPolicy.abandonedRequestGrace`); reads ahead of playback (a preload left by a swipe) cancel.
-    mutating func removeReader(_ id: Int, abandonAt now: Double? = nil) -> [Int] {
+    /// The record may be due: what was read moved the last access, and the requests' bytes are stored.
+    mutating func removeReader(_ id: Int, abandonAt now: Double? = nil) {
         let abandons = now != nil && readers[id]?.isPrefetch == false
         readers[id] = nil
-        var orphans: [Int] = []
-        for (fetchID, var fetch) in fetches where fetch.interested.contains(id) {
-            fetch.interested.remove(id)
-            if fetch.interested.isEmpty, !fetch.outlivesReaders {
-                if abandons, let now, fetch.position < fetch.end {
-                    fetch.abandonedAt = now
-                } else {
-                    orphans.append(fetchID)
-                }
+        for fetchID in fetches.keys.sorted() where fetches[fetchID]!.interested.contains(id) {
+            fetches[fetchID]!.interested.remove(id)
+            let fetch = fetches[fetchID]!
+            guard fetch.interested.isEmpty, !fetch.outlivesReaders else { continue }
+            if abandons, let now, fetch.position < fetch.end {
+                fetches[fetchID]!.abandonedAt = now
+            } else {
+                cancelUnneeded(fetchID)
             }
-            fetches[fetchID] = fetch
         }
-        for fetchID in orphans { cancelUnneeded(fetchID) }
-        return orphans
+        emit(.flushRecordSoon)
     }
 
-    /// Ends request `id`, which no reader waits for, if it is still abandoned; returns whether it did. The
-    /// bytes it received meanwhile are still stored (see `unstoredParts`).
-    @discardableResult
-    mutating func expireAbandoned(fetch id: Int) -> Bool {
-        guard abandonedSince(fetch: id) != nil else { return false }
-        cancelUnneeded(id)
-        return true
+    /// Ends request `id`, which no reader waits for, if it is still abandoned: its task is cancelled, unless
+    /// the request's own task asks (`byItsOwnTask`: before a retry is sent, or in a hold), which ends by itself.
+    /// The bytes it received meanwhile are still stored (see `unstoredParts`).
+    mutating func expireAbandoned(fetch id: Int, byItsOwnTask: Bool = false) {
+        if abandonedSince(fetch: id) != nil { cancelUnneeded(id, endsByItself: byItsOwnTask) }
     }
 
-    private mutating func cancelUnneeded(_ id: Int) {
+    private mutating func cancelUnneeded(_ id: Int, endsByItself: Bool = false) {
         fetches[id] = nil
         orphaned[id] = versionNumber
+        if !endsByItself { emit(.cancel(fetch: id)) }
     }
 
     // MARK: Requests
 
     /// The response to a request sent before the content information was known (`requested`) brings that
     /// information: records it, and the request as running from where its body starts, for readers to join
-    /// (none waits on it yet). It runs on if they leave, unless it was sized for a whole read and one joined. Returns the request's id, and the requests to cancel when the response shows a
-    /// new version.
-    mutating func openDiscovered(
-        _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>
-    ) -> (id: Int, cancelled: [Int]) {
+    /// (none waits on it yet). It runs on if they leave, unless it was sized for a whole read and one joined.
+    /// The discovery's task goes on as its first try. Returns the request's id.
+    @discardableResult
+    mutating func openDiscovered(_ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>) -> Int {
         let wholeRead = discovery.running?.extent == .whole
         discovery.running = nil
         let id = makeID()
         fetches[id] = Fetch(
             position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true,
             outlivesOnlyUntilJoined: wholeRead)
-        let cancelled = absorb(answered, servedFrom: offset, requested: requested.lowerBound, fetch: id) ?? []
+        emit(.discoveryBecame(fetch: id))
+        // Callers waiting for the content information find it.
+        emit(.wakeReaders)
+        absorb(answered, servedFrom: offset, requested: requested.lowerBound, fetch: id)
         if let info, var fetch = fetches[id] {
             // An origin that ignored the range sends the whole body: take all of it, it will not be asked twice.
             fetch.end = info.acceptsRanges ? min(fetch.end, info.length) : info.length
             fetches[id] = fetch
         }
-        return (id, cancelled)
+        return id
     }
 
     /// Takes in content information the origin gave outside any running request (its own call, for an origin
@@ -132,21 +144,20 @@ struct EngineState {
     }
 
     /// Takes in the content information of a response to request `id`, whose body starts at `offset` though
-    /// `requested` was asked for. A new version drops every stored byte and every other request: returns
-    /// those requests, to cancel, or `nil` when the version is the known one.
-    mutating func absorb(_ answered: ContentInfo, servedFrom offset: Int64, requested: Int64, fetch id: Int) -> [Int]? {
+    /// `requested` was asked for. A new version drops every stored byte and cancels every other request;
+    /// returns whether the version is new.
+    @discardableResult
+    mutating func absorb(_ answered: ContentInfo, servedFrom offset: Int64, requested: Int64, fetch id: Int) -> Bool {
         var answered = answered
         if offset < requested { answered.acceptsRanges = false }
         guard let known = info, answered.isDifferentVersion(from: known) else {
             info = info?.completed(by: answered) ?? answered
-            return nil
+            return false
         }
-        let others = fetches.keys.filter { $0 != id }
-        for other in others { fetches[other] = nil }
-        newVersion()
+        newVersion(keeping: id)
         info = answered
         if let fetch = fetches[id], fetch.end > answered.length { fetches[id]!.end = answered.length }
-        return others
+        return true
     }
 
     /// Records that the bytes of `range` received by request `id` are on disk. Returns whether the request
@@ -184,53 +195,55 @@ struct EngineState {
     }
 
     /// Decides what follows the failure of request `id` with `error` at `now`: `progressed` says whether bytes
-    /// arrived since it was last sent, `cancelled` whether its task was cancelled. A request that ends here
-    /// is finished (see `finishFetch`).
+    /// arrived since it was last sent, `cancelled` whether its task was cancelled: another try (a `.retry`
+    /// action), or the end (see `finishFetch`), its readers failing with `error` when it is final. An answer
+    /// "416, the length is now N" with another N is a new version, which readers of old bytes cannot follow.
     ///
     /// Failures that say the link went silent (a stall, a timeout) are retried for `outageTolerance` since
-    /// the last byte; others `retryLimit` times in a row without a byte. An answer "416, the length is now N"
-    /// with another N is a new version.
-    mutating func fetchFailed(
-        _ id: Int, error: any Error, progressed: Bool, cancelled: Bool, at now: Double
-    ) -> FailureVerdict {
+    /// the last byte; others `retryLimit` times in a row without a byte.
+    mutating func fetchFailed(_ id: Int, error: any Error, progressed: Bool, cancelled: Bool, at now: Double) {
         guard var fetch = fetches[id], !cancelled, !(error is CancellationError) else {
-            finishFetch(id, failure: nil)
-            return .stop
+            return finishFetch(id, failure: nil)
         }
         if case .rangeNotSatisfiable(_, let length) = error as? SpoolError, length != info?.length {
-            let others = dropVersion().filter { $0 != id }
+            // The resource shrank or grew: nothing stored can be trusted to match it.
+            dropVersion(keeping: id)
             for reader in fetch.interested { readers[reader]?.failure = SpoolError.resourceChanged }
-            return .newVersion(cancel: others)
+            return finishFetch(id, failure: nil)
         }
         let wait = fetch.retries.failed(error, progressed: progressed, at: now, policy: policy)
         fetches[id] = fetch
-        guard let wait else {
-            finishFetch(id, failure: error)
-            return .fail(error)
-        }
-        return .retry(after: wait)
+        guard let wait else { return finishFetch(id, failure: error) }
+        emit(.retry(fetch: id, after: wait))
     }
 
     /// Ends request `id`; with `failure`, every reader that needed it fails with that error.
     mutating func finishFetch(_ id: Int, failure: (any Error)?) {
         orphaned[id] = nil
+        emit(.ended(fetch: id))
+        emit(.flushRecordSoon)
         guard let fetch = fetches.removeValue(forKey: id) else { return }
         guard let failure else { return }
         for reader in fetch.interested { readers[reader]?.failure = failure }
     }
 
     /// Forgets every stored byte and the content information, after the origin showed the resource changed
-    /// without saying what it is now. Returns the requests to cancel.
-    mutating func dropVersion() -> [Int] {
-        let all = Array(fetches.keys)
-        fetches.removeAll()
-        newVersion()
+    /// without saying what it is now, or the app removed the resource; every request but `kept` (the one that
+    /// found the change, which ends itself) is cancelled.
+    mutating func dropVersion(keeping kept: Int? = nil) {
+        newVersion(keeping: kept)
         info = nil
-        return all
     }
 
-    /// What every version change does: no stored byte, nothing checked, a reset owed on disk.
-    private mutating func newVersion() {
+    /// What every version change does: every request but `kept` cancelled, no stored byte, nothing checked,
+    /// a reset owed on disk, and the driver told (`EngineAction.newVersion`).
+    private mutating func newVersion(keeping kept: Int?) {
+        for other in fetches.keys.sorted() where other != kept {
+            fetches[other] = nil
+            emit(.cancel(fetch: other))
+        }
+        emit(.newVersion)
+        emit(.wakeReaders)
         stored.removeAll()
         checks.newVersion()
         blockUse = BlockUse()

@@ -17,13 +17,11 @@ extension ResourceEngine {
     func removeReader(_ id: Int) {
         let now = environment.clock.date
         let abandonAt = policy.abandonedRequestGrace > 0 ? environment.clock.uptime : nil
-        let orphans = locked.withLock { entry in
+        fetcher.perform { entry in
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
             entry.state.accessed(at: now)
-            return entry.state.removeReader(id, abandonAt: abandonAt).compactMap { entry.tasks[$0] }
+            entry.state.removeReader(id, abandonAt: abandonAt)
         }
-        for task in orphans { task.cancel() }
-        index.flushSoon()
     }
 
     /// The next bytes for reader `id` at `position`, as soon as they have arrived (a player's) or are on
@@ -70,18 +68,9 @@ extension ResourceEngine {
                 if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
                 return .bytes(data)
             }
-            let (step, dropped) = locked.withLock { entry -> (EngineState.Step, [Task<Void, Never>]) in
-                let step = entry.state.step(reader: id, position: position, link: link, readLimit: readLimit)
-                var dropped: [Task<Void, Never>] = []
-                if case .wait(let starts) = step, !starts.isEmpty {
-                    for start in starts { fetcher.start(start.id, in: &entry) }
-                    if priority == .playback {
-                        dropped = entry.state.dropAbandoned(forPlaybackReadAt: position).compactMap { entry.tasks[$0] }
-                    }
-                }
-                return (step, dropped)
+            let step = fetcher.perform {
+                $0.state.step(reader: id, position: position, link: link, readLimit: readLimit)
             }
-            for task in dropped { task.cancel() }
             switch step {
             case .lookElsewhere:
                 // Another process may have stored these bytes since: take them rather than fetch them again.
@@ -137,9 +126,6 @@ extension ResourceEngine {
                     return .bytes(data)
                 }
             case .wait:
-                // The step may have joined a request a player abandoned, or made a paused one a playback
-                // read's: its hold looks again.
-                context.wakeHolds()
                 let token =
                     priority == .playback
                     ? gate.playbackWaits(isStart: locked.withLock { $0.state.readers[id]?.versionNumber == nil }) : nil

@@ -5,23 +5,17 @@ extension ResourceEngine {
     /// Gives up at least `bytes` of stored blocks if it can (`EngineState.blocksToShed`); returns the bytes
     /// given up. Blocking (an index write): for the cache's eviction queue.
     func shed(_ bytes: Int64) -> Int64 {
-        let freed = locked.withLock { entry -> Int64 in
+        let freed = fetcher.perform { entry -> Int64 in
             guard !entry.state.record.pinned, case .done = entry.opening else { return 0 }
-            let freed = entry.state.shed(bytes, held: entry.leases.values.map(\.range))
-            if freed > 0 { entry.readerWakeups &+= 1 }
-            return freed
+            return entry.state.shed(bytes, held: entry.leases.values.map(\.range))
         }
-        if freed > 0 {
-            writer.catchUp()
-            index.flushBlocking()
-            context.notifyReaders()
-        }
+        if freed > 0 { index.flushBlocking() }
         return freed
     }
 
     /// Drops every stored byte and the index record, for `spool rm` on a resource in use.
     func removeAll() {
-        fetcher.changeVersion { entry in (entry.state.dropVersion(), ()) }
+        fetcher.perform { $0.state.dropVersion() }
     }
 
     /// Returns once no origin request (nor a discovery) runs: each running task is awaited, and any started
@@ -37,11 +31,10 @@ extension ResourceEngine {
     /// Waits for the running origin requests to end, then brings the index up to date. Abandoned requests
     /// end at once: nothing will join them.
     func settle() async {
-        let (running, abandoned) = locked.withLock { entry -> ([Task<Void, Never>], [Task<Void, Never>]) in
-            let ids = entry.state.expireAllAbandoned()
-            return (Array(entry.tasks.values), ids.compactMap { entry.tasks[$0] })
+        let running = fetcher.perform { entry in
+            entry.state.expireAllAbandoned()
+            return Array(entry.tasks.values)
         }
-        for task in abandoned { task.cancel() }
         for task in running { await task.value }
         await index.flush()
     }

@@ -46,8 +46,9 @@ final class ResourceEngine: Sendable {
     // MARK: Opening and closing
 
     /// Reads the index record and opens the data file, once, on `BlockingIO`; every other caller waits for
-    /// the first. Everything that reads the state awaits this first. The caller that opens runs `then` with
-    /// the lock held as soon as what was read is in the state, on the thread that read it.
+    /// the first. Everything that reads the state awaits this first. The caller that opens gives the state
+    /// `then` as an event with the lock held as soon as what was read is in the state, on the thread that
+    /// read it.
     func open(then: (@Sendable (inout LockedEntry) -> Void)? = nil) async {
         let opener = locked.withLock { entry -> Bool? in
             switch entry.opening {
@@ -71,10 +72,10 @@ final class ResourceEngine: Sendable {
             return
         }
         await afterEarlierClose()
-        let (key, environment, box) = (key, environment, locked)
+        let (key, environment, fetcher) = (key, environment, fetcher)
         let problem = try? await BlockingIO.run { () -> SpoolProblem? in
             let found = EntryOpening(key: key, environment: environment)
-            let waiters = box.withLock { entry -> [CheckedContinuation<Void, Never>] in
+            let waiters = fetcher.perform { entry -> [CheckedContinuation<Void, Never>] in
                 // A removal while the record was read (`removeAll`) leaves nothing to take in.
                 if entry.state.versionNumber == 0 { found.install(in: &entry, policy: environment.policy) }
                 defer { entry.opening = .done }
@@ -224,14 +225,14 @@ final class ResourceEngine: Sendable {
         // read's first request is not sent after a hop back to this task.
         // What was stored is taken where the discovery starts, before its first bytes can land.
         let storedAtOpen = LockedBox<ByteRangeSet?>(nil)
-        await open(then: { [fetcher] entry in
+        await open(then: { entry in
             storedAtOpen.withLock { $0 = entry.state.stored }
-            if entry.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &entry) }
+            entry.state.beginDiscovery(discovery)
         })
-        let (known, stored, round, waiter) = locked.withLock { entry -> (ContentInfo?, ByteRangeSet, Int, Int) in
+        let (known, stored, round, waiter) = fetcher.perform { entry -> (ContentInfo?, ByteRangeSet, Int, Int) in
             let stored = storedAtOpen.withLock { $0 } ?? entry.state.stored
             if let info = entry.state.info { return (info, stored, 0, 0) }
-            if entry.state.beginDiscovery(discovery) { fetcher.startDiscovery(in: &entry) }
+            entry.state.beginDiscovery(discovery)
             entry.nextInfoWaiter += 1
             return (nil, stored, entry.state.discovery.round, entry.nextInfoWaiter)
         }

@@ -29,7 +29,7 @@ final class AbandonedRequestStateTests: XCTestCase {
         ]
         for item in cases {
             var (state, reader, fetches) = waitingReader(isPrefetch: item.prefetch)
-            let cancelled = state.removeReader(reader, abandonAt: item.abandonAt)
+            let cancelled = state.cancels { $0.removeReader(reader, abandonAt: item.abandonAt) }
             XCTAssertEqual(Set(cancelled), item.cancels ? Set(fetches) : [], item.name)
             for id in fetches {
                 XCTAssertEqual(state.abandonedSince(fetch: id), item.cancels ? nil : 10, item.name)
@@ -43,7 +43,7 @@ final class AbandonedRequestStateTests: XCTestCase {
     func testAReadThatComesBackJoinsTheAbandonedRequest() {
         var (state, reader, fetches) = waitingReader()
         XCTAssertTrue(state.didStore(0..<20_000, fetch: fetches[0]))
-        _ = state.removeReader(reader, abandonAt: 10)
+        _ = state.cancels { $0.removeReader(reader, abandonAt: 10) }
         // The player asks again near where it was: it reads what is stored, then waits on the same requests.
         let again = state.addReader(requestedEnd: nil)
         guard case .read(let range, _) = state.driverStep(reader: again, position: 10_000, link: link) else {
@@ -57,7 +57,7 @@ final class AbandonedRequestStateTests: XCTestCase {
         XCTAssertFalse(started.contains { $0.range.lowerBound < abandonedEnd }, "nothing they carry is asked again")
         for id in fetches {
             XCTAssertNil(state.abandonedSince(fetch: id), "joined, they are not abandoned any more")
-            XCTAssertFalse(state.expireAbandoned(fetch: id), "and do not expire")
+            XCTAssertEqual(state.cancels { $0.expireAbandoned(fetch: id) }, [], "and do not expire")
             XCTAssertNotNil(state.remaining(of: id))
         }
     }
@@ -66,15 +66,15 @@ final class AbandonedRequestStateTests: XCTestCase {
         var (state, reader, fetches) = waitingReader()
         let other = state.addReader(requestedEnd: 10_000)
         _ = state.driverStep(reader: other, position: 0, link: link)
-        _ = state.removeReader(reader, abandonAt: 10)
+        _ = state.cancels { $0.removeReader(reader, abandonAt: 10) }
         XCTAssertNil(state.abandonedSince(fetch: fetches[0]), "a request another reader waits for goes on")
         for id in fetches.dropFirst() { XCTAssertEqual(state.abandonedSince(fetch: id), 10) }
         for id in fetches.dropFirst() {
-            XCTAssertTrue(state.expireAbandoned(fetch: id))
+            XCTAssertEqual(state.cancels { $0.expireAbandoned(fetch: id) }, [id])
             XCTAssertNil(state.remaining(of: id), "expired, it delivers nothing more")
             XCTAssertNotNil(state.unstoredParts(of: 0..<1000, fetch: id), "but stores the chunk it holds")
         }
-        XCTAssertFalse(state.expireAbandoned(fetch: fetches[0]))
+        XCTAssertEqual(state.cancels { $0.expireAbandoned(fetch: fetches[0]) }, [])
         // A new version drops what an expired request still held.
         _ = state.absorb(
             ContentInfo(length: 4_000_000, entityTag: "\"v2\""), servedFrom: 0, requested: 0, fetch: fetches[0])
@@ -84,7 +84,7 @@ final class AbandonedRequestStateTests: XCTestCase {
     func testAReaderFromTheCacheAsksItsConsumerBeforeSettingAnAbandonedRequestGoing() {
         var (state, reader, fetches) = waitingReader()
         XCTAssertTrue(state.didStore(0..<20_000, fetch: fetches[0]))
-        _ = state.removeReader(reader, abandonAt: 10)
+        _ = state.cancels { $0.removeReader(reader, abandonAt: 10) }
         // A player replaying what is cached: it starts on stored bytes, which no request it waits for is
         // still delivering (the one at their end was abandoned), so it reads them as a cache hit,
         // (to 100 kB, which the abandoned requests cover: going on, it would start no new one)
@@ -110,8 +110,8 @@ final class AbandonedRequestStateTests: XCTestCase {
         ]
         for item in cases {
             var (state, reader, fetches) = waitingReader()
-            _ = state.removeReader(reader, abandonAt: 10)
-            let dropped = state.dropAbandoned(forPlaybackReadAt: item.at)
+            _ = state.cancels { $0.removeReader(reader, abandonAt: 10) }
+            let dropped = state.cancels { $0.dropAbandoned(forPlaybackReadAt: item.at) }
             XCTAssertEqual(Set(dropped), item.ends ? Set(fetches) : [], item.name)
             for id in fetches { XCTAssertEqual(state.remaining(of: id) == nil, item.ends, item.name) }
         }

@@ -31,12 +31,16 @@ final class DiscoveryStateTests: XCTestCase {
         case fail
     }
 
-    private func kind(_ action: EngineState.DiscoveryAction) -> Kind {
-        switch action {
+    /// What a try does next, and what the state asked its driver for meanwhile: another try in its own task
+    /// (`startDiscovery`) or the discovery's end.
+    private func kind(_ next: EngineState.DiscoveryTry, _ actions: [EngineAction]) -> Kind {
+        switch next {
         case .send(let range): return .send(range)
         case .askOrigin: return .askOrigin
-        case .retry(let delay): return .retry(after: delay)
-        case .fail: return .fail
+        case .done:
+            for case .startDiscovery(let delay) in actions { return .retry(after: delay) }
+            XCTAssertTrue(actions.contains(.discoveryEnded), "a try that neither goes on nor retries ends it")
+            return .fail
         }
     }
 
@@ -75,10 +79,12 @@ final class DiscoveryStateTests: XCTestCase {
                 ("an origin that cannot read first is asked", discovery(), unknownLink, first, false, .askOrigin),
             ]
         for row in rows {
-            let state = state(discovering: row.wanted)
-            let action = state.discoveryRequest(
-                link: row.link, firstRequestSize: row.size, originReadsFirst: row.reads)
-            XCTAssertEqual(kind(action), row.expected, row.name)
+            var state = state(discovering: row.wanted)
+            var next = EngineState.DiscoveryTry.done
+            let actions = state.actions {
+                next = $0.discoveryRequest(link: row.link, firstRequestSize: row.size, originReadsFirst: row.reads)
+            }
+            XCTAssertEqual(kind(next, actions), row.expected, row.name)
         }
     }
 
@@ -104,8 +110,9 @@ final class DiscoveryStateTests: XCTestCase {
             var state = state(discovering: discovery())
             for _ in 0..<row.failuresBefore { _ = state.discoveryFailed(SpoolError.timedOut(), at: 100) }
             let round = state.discovery.round
-            let action = state.discoveryFailed(row.error, at: row.now)
-            XCTAssertEqual(kind(action), row.expected, row.name)
+            var next = EngineState.DiscoveryTry.done
+            let actions = state.actions { next = $0.discoveryFailed(row.error, at: row.now) }
+            XCTAssertEqual(kind(next, actions), row.expected, row.name)
             // A failure is what the round's callers find; a retry or the origin's call leaves them waiting.
             XCTAssertEqual(state.discoveryOutcome(since: round) != nil, row.expected == .fail, row.name)
             XCTAssertEqual(state.discovery.running == nil, row.expected == .fail, row.name)
@@ -139,7 +146,7 @@ final class DiscoveryStateTests: XCTestCase {
         let opened = state.openDiscovered(
             ContentInfo(length: 300_000, entityTag: "\"v1\""), servedFrom: 0, requested: 0..<524_288)
         XCTAssertNil(state.discovery.running)
-        XCTAssertEqual(state.remaining(of: opened.id), 0..<300_000, "cut to the resource's end")
+        XCTAssertEqual(state.remaining(of: opened), 0..<300_000, "cut to the resource's end")
         XCTAssertNotNil(state.discoveryOutcome(since: state.discovery.round))
     }
 
@@ -156,13 +163,13 @@ final class DiscoveryStateTests: XCTestCase {
             let opened = state.openDiscovered(
                 ContentInfo(length: 10_000_000, entityTag: "\"v1\""), servedFrom: 0, requested: row.requested)
             // Nobody has joined yet: the read that asked comes next, and the request waits for it.
-            XCTAssertTrue(state.fetches[opened.id]?.outlivesReaders ?? false, row.name)
+            XCTAssertTrue(state.fetches[opened]?.outlivesReaders ?? false, row.name)
             let reader = state.addReader(requestedEnd: nil, extent: row.extent)
             _ = state.driverStep(reader: reader, position: 0)
-            XCTAssertEqual(state.fetches[opened.id]?.interested, [reader], "\(row.name): the read joined it")
-            let cancelled = state.removeReader(reader)
-            XCTAssertEqual(cancelled.contains(opened.id), row.cancelledWhenLeft, row.name)
-            XCTAssertEqual(state.fetches[opened.id] == nil, row.cancelledWhenLeft, row.name)
+            XCTAssertEqual(state.fetches[opened]?.interested, [reader], "\(row.name): the read joined it")
+            let cancelled = state.cancels { $0.removeReader(reader) }
+            XCTAssertEqual(cancelled.contains(opened), row.cancelledWhenLeft, row.name)
+            XCTAssertEqual(state.fetches[opened] == nil, row.cancelledWhenLeft, row.name)
         }
     }
 
@@ -178,14 +185,14 @@ final class DiscoveryStateTests: XCTestCase {
             let opened = state.openDiscovered(
                 ContentInfo(length: 8_000_000, entityTag: "\"v1\""), servedFrom: 0,
                 requested: 0..<FetchPolicy.wholeRequestLimit)
-            _ = state.didStore(0..<2_000_000, fetch: opened.id)
+            _ = state.didStore(0..<2_000_000, fetch: opened)
             let reader = state.addReader(requestedEnd: nil, extent: row.extent, isPrefetch: true)
             guard case .read(let range, _) = state.driverStep(reader: reader, position: 262_144) else {
                 return XCTFail("\(row.name): the stored bytes are read")
             }
             XCTAssertEqual(range.lowerBound, 262_144, row.name)
-            let cancelled = state.removeReader(reader)
-            XCTAssertEqual(cancelled.contains(opened.id), row.cancelledWhenLeft, row.name)
+            let cancelled = state.cancels { $0.removeReader(reader) }
+            XCTAssertEqual(cancelled.contains(opened), row.cancelledWhenLeft, row.name)
         }
     }
 }

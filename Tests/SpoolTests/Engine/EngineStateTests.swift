@@ -29,13 +29,12 @@ final class EngineStateTests: XCTestCase {
         case fail, newVersion
     }
 
-    private func kind(_ verdict: EngineState.FailureVerdict) -> Expected {
-        switch verdict {
-        case .stop: return .stop
-        case .retry(let delay): return .retry(after: delay)
-        case .fail: return .fail
-        case .newVersion: return .newVersion
-        }
+    /// What followed a failure, from the actions it asked for and whether its readers now fail.
+    private func kind(_ actions: [EngineAction], readersFail: Bool) -> Expected {
+        for case .retry(_, let delay) in actions { return .retry(after: delay) }
+        if actions.contains(.newVersion) { return .newVersion }
+        XCTAssertTrue(actions.contains { if case .ended = $0 { true } else { false } }, "not retried, it ends")
+        return readersFail ? .fail : .stop
     }
 
     func testOnlyRequestsThatReadsAheadOfPlaybackAloneWaitForMayPause() {
@@ -76,7 +75,7 @@ final class EngineStateTests: XCTestCase {
         guard case .wait(let starts) = state.driverStep(reader: reader, position: 0, link: link),
             let fetch = starts.first
         else { return XCTFail("a prefetch read of missing bytes starts a request") }
-        _ = state.removeReader(reader)
+        _ = state.cancels { $0.removeReader(reader) }
         XCTAssertFalse(state.mayPause(fetch: fetch.id))
     }
 
@@ -134,14 +133,16 @@ final class EngineStateTests: XCTestCase {
             ),
         ]
         for test in cases {
-            var (state, _, fetches) = waitingReader()
+            var (state, reader, fetches) = waitingReader()
             let id = fetches[0]
             state.fetchStarted(id, at: 0)
             var verdicts: [Expected] = []
             for failure in test.failures {
-                let verdict = state.fetchFailed(
-                    id, error: failure.error, progressed: failure.progressed, cancelled: false, at: failure.at)
-                verdicts.append(kind(verdict))
+                let actions = state.actions {
+                    $0.fetchFailed(
+                        id, error: failure.error, progressed: failure.progressed, cancelled: false, at: failure.at)
+                }
+                verdicts.append(kind(actions, readersFail: state.readers[reader]?.failure != nil))
             }
             XCTAssertEqual(verdicts, test.verdicts, test.name)
         }
@@ -155,7 +156,7 @@ final class EngineStateTests: XCTestCase {
         else {
             return XCTFail("a reader far ahead starts its own request")
         }
-        _ = state.fetchFailed(fetches[0], error: SpoolError.httpStatus(404), progressed: false, cancelled: false, at: 1)
+        state.fetchFailed(fetches[0], error: SpoolError.httpStatus(404), progressed: false, cancelled: false, at: 1)
         guard case .fail(SpoolError.httpStatus(404, _, _)) = state.driverStep(reader: reader, position: 0, link: link)
         else {
             return XCTFail("the reader that waited on the failed request fails with its error")
@@ -183,11 +184,15 @@ final class EngineStateTests: XCTestCase {
             return XCTFail()
         }
         let ids = Set(fetches + started.map(\.id))
-        let verdict = state.fetchFailed(
-            started[0].id, error: SpoolError.rangeNotSatisfiable(requested: 100_000, length: 50_000),
-            progressed: false, cancelled: false, at: 1)
-        guard case .newVersion(let cancel) = verdict else { return XCTFail("expected a new version") }
+        let actions = state.actions {
+            $0.fetchFailed(
+                started[0].id, error: SpoolError.rangeNotSatisfiable(requested: 100_000, length: 50_000),
+                progressed: false, cancelled: false, at: 1)
+        }
+        XCTAssertTrue(actions.contains(.newVersion), "a new version")
+        let cancel = actions.compactMap { if case .cancel(let id) = $0 { id } else { nil } }
         XCTAssertEqual(Set(cancel), ids.subtracting([started[0].id]), "every other request is cancelled")
+        XCTAssertTrue(actions.contains(.ended(fetch: started[0].id)), "the one that found the change ends")
         XCTAssertTrue(state.stored.isEmpty)
         XCTAssertNil(state.info, "the new version's information comes with the next response")
         XCTAssertEqual(state.versionNumber, versionNumber + 1)
@@ -215,9 +220,9 @@ final class EngineStateTests: XCTestCase {
             }
             let request = started[0]
             let offset = test.servedFrom < 0 ? 0 : request.range.lowerBound
-            let cancelled = state.absorb(
+            let isNew = state.absorb(
                 test.answer, servedFrom: offset, requested: request.range.lowerBound, fetch: request.id)
-            XCTAssertEqual(cancelled != nil, test.dropsStored, test.name)
+            XCTAssertEqual(isNew, test.dropsStored, test.name)
             XCTAssertEqual(state.stored.isEmpty, test.dropsStored, test.name)
             XCTAssertEqual(state.info?.acceptsRanges, test.acceptsRanges, test.name)
             XCTAssertEqual(state.remaining(of: request.id) != nil, true, "\(test.name): the answering request runs on")
@@ -308,9 +313,10 @@ final class EngineStateTests: XCTestCase {
         guard case .wait(let added) = state.driverStep(reader: other, position: 10_000, link: link) else {
             return XCTFail()
         }
-        XCTAssertEqual(state.removeReader(reader), [], "requests another reader needs keep running")
+        XCTAssertEqual(state.cancels { $0.removeReader(reader) }, [], "requests another reader needs keep running")
         XCTAssertEqual(
-            Set(state.removeReader(other)), Set(fetches + added.map(\.id)), "the last reader out cancels them")
+            Set(state.cancels { $0.removeReader(other) }), Set(fetches + added.map(\.id)),
+            "the last reader out cancels them")
         // A chunk a cancelled request had already received is still stored, until its task ends or a new
         // version comes.
         XCTAssertEqual(state.unstoredParts(of: 0..<1000, fetch: fetches[0]), [0..<1000])
@@ -321,10 +327,10 @@ final class EngineStateTests: XCTestCase {
         XCTAssertNil(state.unstoredParts(of: 1000..<2000, fetch: fetches[0]))
         // The first request of a resource, sent before anyone could say what it needs, runs on.
         var fresh = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
-        let (first, _) = fresh.openDiscovered(ContentInfo(length: 1_000_000), servedFrom: 0, requested: 0..<300_000)
+        let first = fresh.openDiscovered(ContentInfo(length: 1_000_000), servedFrom: 0, requested: 0..<300_000)
         let lone = fresh.addReader(requestedEnd: nil)
         _ = fresh.driverStep(reader: lone, position: 0, link: link)
-        XCTAssertFalse(fresh.removeReader(lone).contains(first))
+        XCTAssertFalse(fresh.cancels { $0.removeReader(lone) }.contains(first))
         XCTAssertNotNil(fresh.remaining(of: first))
     }
 

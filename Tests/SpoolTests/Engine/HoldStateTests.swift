@@ -52,7 +52,7 @@ final class HoldStateTests: XCTestCase {
             let player = state.addReader(requestedEnd: 100_000)
             _ = state.driverStep(reader: player, position: 0, link: link)
         case .abandoned:
-            _ = state.removeReader(first, abandonAt: abandonedAt)
+            _ = state.cancels { $0.removeReader(first, abandonAt: abandonedAt) }
         }
         return (state, fetch.id)
     }
@@ -101,7 +101,7 @@ final class HoldStateTests: XCTestCase {
         guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: link),
             let fetch = started.first
         else { return XCTFail("a reader of bytes not stored starts a request") }
-        _ = state.removeReader(reader, abandonAt: 0)
+        _ = state.cancels { $0.removeReader(reader, abandonAt: 0) }
         let late = EngineState.maximumPause + 1
         XCTAssertEqual(state.hold(fetch: fetch.id, heldSince: 0, playbackNeed: 0, at: late), .abandoned(until: 3600))
         XCTAssertEqual(state.hold(fetch: fetch.id, heldSince: 0, playbackNeed: 0, at: 3600), .expired)

@@ -216,8 +216,7 @@ final class ReadAheadTests: XCTestCase {
         ]
         for test in cases {
             var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
-            let (first, _) = state.openDiscovered(
-                ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<300_000)
+            let first = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<300_000)
             XCTAssertTrue(state.didStore(0..<100_000, fetch: first))
             if !test.running { state.finishFetch(first, failure: nil) }
             let reader = state.addReader(requestedEnd: nil)
@@ -261,8 +260,10 @@ final class ReadAheadTests: XCTestCase {
             ]
         for test in cases {
             var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
-            let (id, cancelled) = state.openDiscovered(
-                test.answered, servedFrom: test.offset, requested: test.requested)
+            var id = 0
+            let cancelled = state.cancels {
+                id = $0.openDiscovered(test.answered, servedFrom: test.offset, requested: test.requested)
+            }
             XCTAssertEqual(cancelled, [], test.name)
             XCTAssertEqual(state.info?.length, test.answered.length, test.name)
             XCTAssertEqual(state.info?.acceptsRanges, test.acceptsRanges, test.name)
@@ -272,14 +273,15 @@ final class ReadAheadTests: XCTestCase {
 
     func testTheFirstRequestRunsOnWhenItsReadersLeaveWhileOthersAreCancelled() {
         var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
-        let (first, _) = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<524_288)
+        let first = state.openDiscovered(ContentInfo(length: 10_000_000), servedFrom: 0, requested: 0..<524_288)
         let probe = state.addReader(requestedEnd: 2)
         guard case .wait(let joined) = state.driverStep(reader: probe, position: 0, link: LinkEstimate(roundTrip: 0.04))
         else {
             return XCTFail()
         }
         XCTAssertEqual(joined.map(\.range), [], "the probe joins the first request")
-        XCTAssertEqual(state.removeReader(probe), [], "the player's next read starts on these bytes: not cancelled")
+        XCTAssertEqual(
+            state.cancels { $0.removeReader(probe) }, [], "the player's next read starts on these bytes: not cancelled")
         XCTAssertNotNil(state.remaining(of: first))
 
         let seek = state.addReader(requestedEnd: nil)
@@ -290,7 +292,8 @@ final class ReadAheadTests: XCTestCase {
             return XCTFail()
         }
         XCTAssertEqual(
-            Set(state.removeReader(seek)), Set(started.map(\.id)), "requests only an abandoned read needed stop")
+            Set(state.cancels { $0.removeReader(seek) }), Set(started.map(\.id)),
+            "requests only an abandoned read needed stop")
     }
 
     func testAFirstResponseOfANewVersionDropsWhatWasStored() {
@@ -299,8 +302,10 @@ final class ReadAheadTests: XCTestCase {
         let reader = state.addReader(requestedEnd: nil)
         guard case .read = state.driverStep(reader: reader, position: 0) else { return XCTFail() }
         guard case .wait(let running) = state.driverStep(reader: reader, position: 10_000) else { return XCTFail() }
-        let (_, cancelled) = state.openDiscovered(
-            ContentInfo(length: 1_000_000, entityTag: "\"b\""), servedFrom: 500_000, requested: 500_000..<600_000)
+        let cancelled = state.cancels {
+            $0.openDiscovered(
+                ContentInfo(length: 1_000_000, entityTag: "\"b\""), servedFrom: 500_000, requested: 500_000..<600_000)
+        }
         XCTAssertEqual(Set(cancelled), Set(running.map(\.id)))
         XCTAssertTrue(state.stored.isEmpty)
         XCTAssertEqual(state.info?.entityTag, "\"b\"")

@@ -22,8 +22,8 @@ final class RecordScheduleTests: XCTestCase {
     func testWhatMakesTheRecordLag() {
         let rows: [(name: String, change: (inout EngineState) -> Void, lags: Bool, needsSync: Bool)] = [
             ("nothing", { _ in }, false, false),
-            ("bytes written", { _ = $0.wrote(65_536, at: 11) }, true, true),
-            ("nothing written", { _ = $0.wrote(0, at: 11) }, false, false),
+            ("bytes written", { $0.wrote(65_536, at: 11) }, true, true),
+            ("nothing written", { $0.wrote(0, at: 11) }, false, false),
             ("bytes another process stored", { $0.gained(ByteRangeSet([0..<1000])) }, true, false),
             ("bytes lost", { $0.lost([0..<1000]) }, false, false),
             (
@@ -77,10 +77,10 @@ final class RecordScheduleTests: XCTestCase {
                 _ = state.takeRecordForWrite(at: lastWrite)
             }
             if row.queued {
-                _ = state.wrote(1, at: row.now)
+                state.wrote(1, at: row.now)
                 XCTAssertNotNil(state.recordWriteWanted(settled: false, at: row.now))
             }
-            _ = state.wrote(1, at: row.now)
+            state.wrote(1, at: row.now)
             XCTAssertEqual(state.recordWriteWanted(settled: row.settled, at: row.now), row.expected, row.name)
         }
         var state = EngineState(policy: policy, info: info, stored: ByteRangeSet(), created: opened)
@@ -89,9 +89,10 @@ final class RecordScheduleTests: XCTestCase {
 
     func testADownloadAsksForAWriteEveryIndexIntervalAtMostEveryTwoSeconds() {
         var state = upToDate()
-        XCTAssertFalse(state.wrote(2 << 20, at: 11), "half the interval")
-        XCTAssertFalse(state.wrote(2 << 20, at: 11.5), "the interval, but too soon after the last write")
-        XCTAssertTrue(state.wrote(1, at: 12), "the interval, two seconds on")
+        XCTAssertEqual(state.actions { $0.wrote(2 << 20, at: 11) }, [], "half the interval")
+        XCTAssertEqual(
+            state.actions { $0.wrote(2 << 20, at: 11.5) }, [], "the interval, but too soon after the last write")
+        XCTAssertEqual(state.actions { $0.wrote(1, at: 12) }, [.flushRecordSoon], "the interval, two seconds on")
     }
 
     func testAnUnknownResourcesRecordIsNotWritten() {

@@ -51,7 +51,7 @@ final class SheddingStateTests: XCTestCase {
     func testANewVersionForgetsTheUses() {
         var (state, _) = state(readTo: 5)
         XCTAssertFalse(state.blockUse.lastUse.isEmpty)
-        _ = state.dropVersion()
+        state.dropVersion()
         XCTAssertTrue(state.blockUse.lastUse.isEmpty)
     }
 }

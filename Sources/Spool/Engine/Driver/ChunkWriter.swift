@@ -39,9 +39,11 @@ struct ChunkWriter: Sendable {
     }
 
     /// Writes the parts of `chunks` (contiguous, the first at resource `offset`) that are not stored yet, in
-    /// one job on the queue. Returns how many chunks it took in, and whether request `id` wants more: `nil`
-    /// when the rest can be written only once the old version's file slices are back.
-    func store(_ chunks: [Data], at offset: Int64, fetch id: Int) async throws -> (taken: Int, more: Bool?) {
+    /// one job on the queue. Returns how many chunks it took in, the bytes it wrote, and whether request `id`
+    /// wants more: `nil` when the rest can be written only once the old version's file slices are back.
+    func store(_ chunks: [Data], at offset: Int64, fetch id: Int) async throws -> (
+        taken: Int, written: Int64, more: Bool?
+    ) {
         let environment = context.environment
         // Limits are enforced as data is written, room made before a batch lands (off this task's thread), so
         // a batch of several blocks does not take the cache past its limit.
@@ -70,15 +72,10 @@ struct ChunkWriter: Sendable {
             throw error
         }
         context.runRevocations()
-        // A fast download would sync every few milliseconds: every `EngineState.minimumRecordInterval` keeps
-        // what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
-        let now = environment.clock.uptime
-        let flushDue = context.locked.withLock { $0.state.wrote(outcome.bytes, at: now) }
         environment.problems.storageWorked(outcome.bytes)
         context.reportDamage(outcome.damaged)
-        if flushDue { index.flushSoon() }
         if limitsChecked { await environment.limitsAfterWrite() }
-        return (outcome.taken, outcome.more)
+        return (outcome.taken, outcome.bytes, outcome.more)
     }
 
     /// What one batch's job did.

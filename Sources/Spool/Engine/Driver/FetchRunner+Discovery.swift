@@ -7,10 +7,11 @@ import Foundation
 /// decisions; this carries them out.
 extension FetchRunner {
     /// Starts a try of the state's running discovery in a task of its own, `delay` seconds from now, with the
-    /// lock held. Its outcome is in the state (`EngineState.discoveryOutcome`), and waiters are woken.
+    /// lock held (`EngineAction.startDiscovery`). Its outcome is in the state (`EngineState.discoveryOutcome`),
+    /// and waiters are woken.
     func startDiscovery(after delay: TimeInterval = 0, in entry: inout LockedEntry) {
         entry.discoveryTask = watchedTry(
-            after: delay, ifCancelledWaiting: { discoveryEnded(failure: CancellationError()) },
+            after: delay, ifCancelledWaiting: { perform { $0.state.endDiscovery(failure: CancellationError()) } },
             body: { await discover(watch: $0) })
     }
 
@@ -18,19 +19,18 @@ extension FetchRunner {
     private func discover(watch: StallWatch) async {
         let link = environment.link.estimate(for: url)
         let (firstRequestSize, originReadsFirst) = (policy.firstRequestSize(for: url), origin.canReadBeforeContentInfo)
-        let action = locked.withLock {
+        let next = perform {
             $0.state.discoveryRequest(
                 link: link, firstRequestSize: firstRequestSize, originReadsFirst: originReadsFirst)
         }
-        await perform(action, watch: watch)
+        await run(next, watch: watch)
     }
 
-    private func perform(_ action: EngineState.DiscoveryAction, watch: StallWatch) async {
-        switch action {
+    private func run(_ next: EngineState.DiscoveryTry, watch: StallWatch) async {
+        switch next {
         case .send(let requested): await sendFirst(requested, watch: watch)
         case .askOrigin: await askForContentInfo()
-        case .retry: break  // The state's next try runs in its own task (`failed`).
-        case .fail(let error): discoveryEnded(failure: error)
+        case .done: break
         }
     }
 
@@ -44,14 +44,8 @@ extension FetchRunner {
             environment.link.requestEnded(url, reusable: false)
             return await failed(after: watch.explained(error), watch: watch)
         }
-        let id = changeVersion { entry -> (stopped: [Int]?, result: Int) in
-            let versionNumber = entry.state.versionNumber
-            let opened = entry.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested)
-            // This task goes on as the new request's first try: cancelling the request cancels it.
-            entry.tasks[opened.id] = entry.discoveryTask
-            entry.discoveryTask = nil
-            return (entry.state.versionNumber != versionNumber ? opened.cancelled : nil, opened.id)
-        }
+        // This task goes on as the new request's first try (`EngineAction.discoveryBecame`).
+        let id = perform { $0.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested) }
         await runTry(id, watch: watch, opened: response, sentAt: sent, isRetry: false)
     }
 
@@ -59,34 +53,16 @@ extension FetchRunner {
     /// watch cancelled would end its next try's sleep at once here).
     private func failed(after error: any Error, watch: StallWatch) async {
         let now = environment.clock.uptime
-        let action = locked.withLock { entry in
-            let action = entry.state.discoveryFailed(error, at: now)
-            if case .retry(let delay) = action { startDiscovery(after: delay, in: &entry) }
-            return action
-        }
-        await perform(action, watch: watch)
+        await run(perform { $0.state.discoveryFailed(error, at: now) }, watch: watch)
     }
 
     /// The origin's own call for the content information.
     private func askForContentInfo() async {
         do {
             let info = try await origin.contentInfo(for: url)
-            locked.withLock { _ = $0.state.originDescribed(info) }
-            discoveryEnded(failure: nil)
+            perform { $0.state.originDescribed(info) }
         } catch {
-            discoveryEnded(failure: error)
+            perform { $0.state.endDiscovery(failure: error) }
         }
-    }
-
-    /// The discovery's task ends: the state records `failure` if it has not ended the discovery itself, and
-    /// callers waiting for the content information find the outcome there.
-    private func discoveryEnded(failure: (any Error)?) {
-        let idle = locked.withLock { entry -> Bool in
-            entry.discoveryTask = nil
-            entry.state.endDiscovery(failure: failure)
-            return entry.isIdle
-        }
-        context.notifyReaders()
-        if idle { context.becameIdle() }
     }
 }

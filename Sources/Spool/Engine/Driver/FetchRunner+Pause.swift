@@ -30,7 +30,7 @@ extension FetchRunner {
         while !Task.isCancelled {
             let now = clock.uptime
             let (playbackNeed, gateSeen) = gate.need()
-            let (hold, entrySeen) = context.locked.withLock { entry in
+            let (hold, entrySeen) = perform { entry in
                 (
                     entry.state.hold(fetch: id, heldSince: heldSince, playbackNeed: playbackNeed, at: now),
                     entry.holdWakeups

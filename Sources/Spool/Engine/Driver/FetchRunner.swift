@@ -19,11 +19,6 @@ struct FetchRunner: Sendable {
     var policy: FetchPolicy { context.policy }
     var locked: LockedBox<LockedEntry> { context.locked }
 
-    /// Starts request `id`, which the state has just created, with the lock held.
-    func start(_ id: Int, in entry: inout LockedEntry) {
-        startTry(id, after: 0, isRetry: false, in: &entry)
-    }
-
     /// Starts a try of request `id` in a task of its own, `delay` seconds from now, with the lock held.
     func startTry(_ id: Int, after delay: TimeInterval, isRetry: Bool, in entry: inout LockedEntry) {
         entry.tasks[id] = watchedTry(
@@ -83,10 +78,10 @@ struct FetchRunner: Sendable {
         // Whether a request is out, for the link monitor's count of connections; the first response's
         // request was counted when `discover` sent it.
         var sending = opened != nil
-        let next = locked.withLock { entry in
+        let next = perform { entry in
             if !isRetry { entry.state.fetchStarted(id, at: environment.clock.uptime) }
             // Abandoned between two sends (a retry): nobody waits for another.
-            entry.state.expireAbandoned(fetch: id)
+            entry.state.expireAbandoned(fetch: id, byItsOwnTask: true)
             return entry.state.remaining(of: id).map { ($0, entry.state.info?.rangeValidator) }
         }
         guard let (range, validator) = next else {
@@ -124,28 +119,14 @@ struct FetchRunner: Sendable {
         }
     }
 
-    /// Carries out what the state decides after try `watch` of request `id` failed with `error`.
+    /// Carries out what the state decides after try `watch` of request `id` failed with `error`: another try
+    /// in a task of its own, or the end.
     private func failed(_ id: Int, error: any Error, watch: StallWatch, progressed: Bool) {
         // The watch's own cancellations are not the readers': a stall is retried as a timeout.
         let error = watch.explained(error)
         let cancelled = Task.isCancelled && watch.stop == nil
-        let verdict = locked.withLock { entry in
-            let verdict = entry.state.fetchFailed(
-                id, error: error, progressed: progressed, cancelled: cancelled, at: environment.clock.uptime)
-            if case .retry(let delay) = verdict { startTry(id, after: delay, isRetry: true, in: &entry) }
-            return verdict
-        }
-        switch verdict {
-        case .stop, .fail:
-            fetchEnded(id)
-        case .newVersion(let others):
-            // The resource shrank or grew: nothing stored can be trusted to match it.
-            changeVersion { _ in (others, ()) }
-            fetchEnded(id)
-        case .retry:
-            // The next try's task is the request's now.
-            break
-        }
+        let now = environment.clock.uptime
+        perform { $0.state.fetchFailed(id, error: error, progressed: progressed, cancelled: cancelled, at: now) }
     }
 
     /// Stores the body of `response` for request `id` until the request has what it asked for. Fails with
@@ -217,10 +198,16 @@ struct FetchRunner: Sendable {
             var rest = batch[...]
             offset = batchStart
             while !rest.isEmpty {
-                let (taken, more) = try await writer.store(Array(rest), at: offset, fetch: id)
+                let (taken, written, more) = try await writer.store(Array(rest), at: offset, fetch: id)
+                // A fast download would sync every few milliseconds: every `EngineState.minimumRecordInterval`
+                // keeps what a crash costs small (bytes not yet claimed are fetched again, never served wrong).
+                let now = environment.clock.uptime
                 offset += rest.prefix(taken).reduce(0) { $0 + Int64($1.count) }
                 rest = rest.dropFirst(taken)
-                context.locked.withLock { [offset] in $0.arriving.drop(fetch: id, before: offset) }
+                perform { [offset] entry in
+                    entry.state.wrote(written, at: now)
+                    entry.arriving.drop(fetch: id, before: offset)
+                }
                 context.notifyReaders()
                 switch more {
                 case false?:
@@ -242,28 +229,11 @@ struct FetchRunner: Sendable {
 
     /// Checks a response's version; a new one replaces the stored bytes before any of its own are written.
     private func absorb(_ response: OriginReadResponse, requested: Int64, fetch id: Int) {
-        changeVersion { entry in
-            (entry.state.absorb(response.info, servedFrom: response.offset, requested: requested, fetch: id), ())
-        }
+        perform { $0.state.absorb(response.info, servedFrom: response.offset, requested: requested, fetch: id) }
     }
 
+    /// Ends request `id`, its readers failing with `failure` when there is one.
     func finishFetch(_ id: Int, failure: (any Error)?) {
-        locked.withLock { entry in
-            entry.state.finishFetch(id, failure: failure)
-        }
-        fetchEnded(id)
-    }
-
-    /// Forgets the task of request `id`, which the state has finished; wakes its readers.
-    private func fetchEnded(_ id: Int) {
-        let idle = locked.withLock { entry in
-            entry.tasks[id] = nil
-            // What it received and did not store will not be: readers wait for another request.
-            entry.arriving.drop(fetch: id)
-            return entry.isIdle
-        }
-        index.flushSoon()
-        context.notifyReaders()
-        if idle { context.becameIdle() }
+        perform { $0.state.finishFetch(id, failure: failure) }
     }
 }

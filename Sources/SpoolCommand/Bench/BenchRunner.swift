@@ -79,6 +79,8 @@ struct BenchRunner {
                 "every run starts a new link and empty caches; a distinct query string per measurement is a new entry "
                     + "in both proxies",
                 "Spool ÷ ref: Spool's median over the reference's; 'better' says which direction is good",
+                "origin requests, connections: what the row's measurement sent the origin, from its access log "
+                    + "(connections: distinct `$connection`s), medians for Spool / direct / the nginx slice proxy",
             ]
             if !spoolArguments.isEmpty { conditions.append("spool serve " + spoolArguments.joined(separator: " ")) }
             if Self.build == "debug" { conditions.append("DEBUG BUILD: figures say little; build with -c release") }

@@ -16,6 +16,9 @@ public struct NginxLogEntry: Sendable, Equatable {
     public var userAgent: String?
     /// The protocol the request came in: `HTTP/1.1`, `HTTP/2.0`.
     public var httpProtocol: String = ""
+    /// `$connection`: the serial number of the client connection the request came on, which tells how many
+    /// connections a client opened for its requests; nil in a line without it.
+    public var connection: Int?
 
     /// Creates an entry; normally produced by `NginxOrigin.accessLog()`.
     public init(
@@ -31,12 +34,13 @@ public struct NginxLogEntry: Sendable, Equatable {
 
     /// The `log_format` these entries are parsed from; tabs separate fields because nginx
     /// escapes tabs inside values, so they cannot appear unescaped in a field.
-    static let logFormat = "'$status\\t$body_bytes_sent\\t$request\\t$http_range\\t$http_user_agent'"
+    static let logFormat =
+        "'$status\\t$body_bytes_sent\\t$request\\t$http_range\\t$http_user_agent\\t$connection'"
 
     /// Parses one line in `logFormat`; nil for anything else.
     init?(line: Substring) {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard fields.count == 4 || fields.count == 5, let status = Int(fields[0]), let bytes = Int64(fields[1]) else {
+        guard (4...6).contains(fields.count), let status = Int(fields[0]), let bytes = Int64(fields[1]) else {
             return nil
         }
         let request = fields[2].split(separator: " ")
@@ -48,5 +52,6 @@ public struct NginxLogEntry: Sendable, Equatable {
         // nginx logs an absent variable as "-".
         self.range = fields[3] == "-" ? nil : String(fields[3])
         self.userAgent = fields.count < 5 || fields[4] == "-" ? nil : String(fields[4])
+        self.connection = fields.count < 6 ? nil : Int(fields[5])
     }
 }

@@ -93,6 +93,17 @@ final class BenchRunCommandTests: XCTestCase {
             "a replayed session crosses the link with nothing")
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         XCTAssertEqual((document["rows"] as? [[String: Any]])?.count, 16)
+        // What the origin paid, counted in its access log: the player's full read is one request on one
+        // connection, Spool's and the slice proxy's at least one, and Spool's warm read none.
+        func cost(_ id: String, _ side: String) -> [[String: Int]]? {
+            let row = (document["rows"] as? [[String: Any]])?.first { $0["id"] as? String == id }
+            return (row?["originCost"] as? [String: Any])?[side] as? [[String: Int]]
+        }
+        XCTAssertEqual(cost("5", "reference")?.first, ["requests": 1, "connections": 1])
+        XCTAssertGreaterThan(cost("5", "spool")?.first?["requests"] ?? 0, 0)
+        XCTAssertGreaterThan(cost("5", "slice")?.first?["requests"] ?? 0, 0)
+        XCTAssertEqual(cost("7a", "spool")?.first, ["requests": 0, "connections": 0])
+        XCTAssertTrue(result.stdout.contains("origin requests S / ref / slice"), result.stdout)
     }
 
     func testInvalidOptionsAreUsageErrors() throws {

@@ -72,7 +72,7 @@ final class BenchRig {
     /// PEM files of the authorities a client must trust to read the origin.
     var trustRoots: [URL] { authority.map { [$0.certificateFile] } ?? [] }
 
-    private static let hlsDirectory = "hls"
+    static let hlsDirectory = "hls"
 
     /// The path of the HLS stream's media playlist under a name of its own (`name`): a directory link to the
     /// one stream, so that its playlist and segments are new entries in a cache however often it is played.

@@ -28,7 +28,7 @@ final class LinkClients {
     }
 
     /// Where each client reads `path?query` (a distinct query is a distinct, empty entry in both proxies).
-    enum Way: CaseIterable { case direct, spool, slice }
+    enum Way: String, CaseIterable { case direct, spool, slice }
 
     /// The client of `way`: the player's own for direct reads; for the proxies, a raw client on loopback
     /// (plain HTTP, a connection per request, which costs nothing there).
@@ -49,8 +49,15 @@ final class LinkClients {
         }
     }
 
+    /// The URL of `file` for `way`'s measurement `query`, which names the way too: the origin's log tells each
+    /// client's requests apart (`originPath`).
     func url(_ way: Way, _ file: BenchRig.File, query: String) throws -> URL {
-        try url(way, path: "/" + file.rawValue + "?" + query)
+        try url(way, path: Self.originPath(way, file, query: query))
+    }
+
+    /// The request target of `way`'s measurement `query` of `file` as the origin logs it.
+    static func originPath(_ way: Way, _ file: BenchRig.File, query: String) -> String {
+        "/" + file.rawValue + "?" + query + "-" + way.rawValue
     }
 
     /// Bytes that entered the link from the origin (in flight included), once the count has been still for

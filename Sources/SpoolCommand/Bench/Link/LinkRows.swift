@@ -13,6 +13,8 @@ struct LinkRows {
     var warmFrame: [Double] = []
     var connections: [Double] = []
     private var failures: [LinkClients.Way: Int] = [:]
+    /// What the origin paid for each row's measurements, by row id.
+    private var originCosts: [String: OriginCost] = [:]
     private var failureTexts: [String] = []
 
     /// A measurement of `way` failed (over a link with faults).
@@ -53,6 +55,17 @@ struct LinkRows {
     }
 
     mutating func record(_ way: LinkClients.Way, hls: Double) { self.hls.append(way, hls) }
+
+    /// What one run's measurement behind `rows` cost the origin through `way`.
+    mutating func record(_ way: LinkClients.Way, _ count: OriginRequestCount, rows: [String]) {
+        for id in rows {
+            switch way {
+            case .direct: originCosts[id, default: OriginCost()].reference.append(count)
+            case .spool: originCosts[id, default: OriginCost()].spool.append(count)
+            case .slice: originCosts[id, default: OriginCost()].slice.append(count)
+            }
+        }
+    }
 
     mutating func record(_ way: LinkClients.Way, sessionWall: Double, sessionTraffic: Double) {
         self.sessionWall.append(way, sessionWall)
@@ -129,6 +142,8 @@ struct LinkRows {
                 + String(format: "%.0f", BenchRow.median(connections) ?? 0)
                 + " connections per run, all three clients together "
                 + "(the direct client opens one per request)")
+        rows[7].notes.append("origin requests and connections: Spool's include its replay's (6c)")
+        for index in rows.indices { rows[index].originCost = originCosts[rows[index].id] }
         return rows
     }
 }

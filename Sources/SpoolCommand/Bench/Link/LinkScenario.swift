@@ -17,19 +17,25 @@ struct LinkScenario {
         var rows = LinkRows()
         for run in 0..<plan.runs {
             progress("\(profile.name): run \(run + 1) of \(plan.runs) (new link, empty caches)")
-            let clients = try LinkClients(rig: rig, profile: profile, spoolArguments: spoolArguments)
-            defer { clients.stop() }
-            for way in LinkClients.Way.allCases {
-                progress("\(profile.name): cold reads \(way)")
-                try tolerated(way, &rows) { try coldReads(clients, way, run: run, into: &$0) }
+            // Where the warm reads' entries start in the origin's log.
+            var warmFrom = 0
+            do {
+                let clients = try LinkClients(rig: rig, profile: profile, spoolArguments: spoolArguments)
+                defer { clients.stop() }
+                for way in LinkClients.Way.allCases {
+                    progress("\(profile.name): cold reads \(way)")
+                    try tolerated(way, &rows) { try coldReads(clients, way, run: run, into: &$0) }
+                }
+                for way in [LinkClients.Way.direct, .spool] {
+                    progress("\(profile.name): \(plan.seeks)-seek player session \(way)")
+                    try tolerated(way, &rows) { try session(clients, way, run: run, into: &$0) }
+                }
+                warmFrom = try rig.origin.accessLog().count
+                progress("\(profile.name): warm reads through Spool")
+                try tolerated(.spool, &rows) { try warmReads(clients, run: run, into: &$0) }
+                rows.connections.append(Double(clients.link.counters.connectionsAccepted))
             }
-            for way in [LinkClients.Way.direct, .spool] {
-                progress("\(profile.name): \(plan.seeks)-seek player session \(way)")
-                try tolerated(way, &rows) { try session(clients, way, run: run, into: &$0) }
-            }
-            progress("\(profile.name): warm reads through Spool")
-            try tolerated(.spool, &rows) { try warmReads(clients, run: run, into: &$0) }
-            rows.connections.append(Double(clients.link.counters.connectionsAccepted))
+            try countOriginRequests(run: run, warmFrom: warmFrom, into: &rows)
         }
         return rows.finished(profile: profile, plan: plan, fileBytes: rig.size(.link))
     }
@@ -65,7 +71,8 @@ struct LinkScenario {
             rows.record(
                 way, frameFirst: try firstFrame(try clients.url(way, .videoFaststart, query: "cold-\(run)")),
                 frameEnd: try firstFrame(try clients.url(way, .video, query: "cold-\(run)")))
-            rows.record(way, hls: try firstFrame(try clients.url(way, path: try rig.hlsPlaylistPath("cold-\(run)"))))
+            let playlist = try rig.hlsPlaylistPath("cold-\(run)-\(way)")
+            rows.record(way, hls: try firstFrame(try clients.url(way, path: playlist)))
         }
         let whole = try reader.get(try clients.url(way, .link, query: "whole-\(run)"), range: nil, limit: nil)
         guard whole.status == 200, whole.bodyBytes == rig.size(.link) else {
@@ -98,7 +105,42 @@ struct LinkScenario {
         if let first = start.firstBodyByte { rows.warmFirst.append(first) }
         if let mebibyte = start.markTimes[0] { rows.warmMiB.append(mebibyte) }
         rows.warmFrame.append(try firstFrame(try clients.url(.spool, .video, query: "cold-\(run)")))
-        rows.warmHLS.append(try firstFrame(try clients.url(.spool, path: try rig.hlsPlaylistPath("cold-\(run)"))))
+        rows.warmHLS.append(try firstFrame(try clients.url(.spool, path: try rig.hlsPlaylistPath("cold-\(run)-spool"))))
+    }
+
+    /// Counts what each measurement of run `run` cost the origin, from its access log once every client has
+    /// stopped: nginx logs a request when it ends, and a proxy's abandoned requests end when it stops at the
+    /// latest. The warm reads' entries start at `warmFrom`.
+    private func countOriginRequests(run: Int, warmFrom: Int, into rows: inout LinkRows) throws {
+        _ = try settledCount(quiet: 0.3) { Int64(try rig.origin.accessLog().count) }
+        let log = try rig.origin.accessLog()
+        let (cold, warm) = (log.prefix(warmFrom), log.dropFirst(warmFrom))
+        for way in LinkClients.Way.allCases {
+            func cost(_ entries: ArraySlice<NginxLogEntry>, _ file: BenchRig.File, _ query: String)
+                -> OriginRequestCount
+            {
+                let path = LinkClients.originPath(way, file, query: "\(query)-\(run)")
+                return OriginRequestCount(entries) { $0 == path }
+            }
+            func hls(_ entries: ArraySlice<NginxLogEntry>) -> OriginRequestCount {
+                let directory = "/\(BenchRig.hlsDirectory)-cold-\(run)-\(way)/"
+                return OriginRequestCount(entries) { $0.hasPrefix(directory) }
+            }
+            rows.record(way, cost(cold, .link, "start"), rows: ["1", "2a", "2b"])
+            rows.record(way, cost(cold, .link, "seek"), rows: ["3"])
+            rows.record(way, cost(log[...], .link, "whole"), rows: ["5"])
+            if way != .slice {
+                rows.record(way, cost(cold, .videoFaststart, "cold"), rows: ["4a"])
+                rows.record(way, cost(cold, .video, "cold"), rows: ["4b"])
+                rows.record(way, hls(cold), rows: ["9a"])
+                rows.record(way, cost(log[...], .link, "session"), rows: ["6a", "6b"])
+            }
+            if way == .spool {
+                rows.record(way, cost(warm, .link, "start"), rows: ["7a", "7b"])
+                rows.record(way, cost(warm, .video, "cold"), rows: ["7c"])
+                rows.record(way, hls(warm), rows: ["9b"])
+            }
+        }
     }
 
     private func check(

@@ -22,7 +22,11 @@ struct BenchReport: Sendable {
     func rendered() -> String {
         var lines = conditions
         lines.append("")
-        let header = ["#", "measure", "better", "Spool", "reference", "Spool ÷ ref", "goal", "met"]
+        // What the origin paid, where counted: Spool / the reference / the nginx slice proxy.
+        let costs = rows.contains { $0.originCost != nil }
+        let header =
+            ["#", "measure", "better", "Spool", "reference", "Spool ÷ ref", "goal", "met"]
+            + (costs ? ["origin requests S / ref / slice", "connections"] : [])
         let cells = rows.map { row -> [String] in
             let reference =
                 row.referenceName.map { name in
@@ -33,7 +37,7 @@ struct BenchReport: Sendable {
                 row.id, row.title, row.higherIsBetter ? "higher" : "lower",
                 row.spoolMedian.map(row.unit.format) ?? "n/a", reference,
                 row.ratio.map { String(format: "%.2f", $0) } ?? "—", row.goalText, met,
-            ]
+            ] + (costs ? [row.originCost?.requestsText ?? "", row.originCost?.connectionsText ?? ""] : [])
         }
         let widths = header.indices.map { column in
             ([header] + cells).map { $0[column].count }.max() ?? 0
@@ -83,6 +87,7 @@ struct BenchReport: Sendable {
             var goal: String?
             var goalMet: Bool?
             var notes: [String]
+            var originCost: OriginCost?
         }
         struct Document: Encodable {
             var command, mode, build: String
@@ -105,7 +110,8 @@ struct BenchReport: Sendable {
                         Side(name: $0, median: row.referenceMedian, runs: row.reference)
                     },
                     ratio: row.ratio, ratioMeaning: row.referenceName.map { "spool ÷ \($0)" },
-                    goal: row.goal == nil ? nil : row.goalText, goalMet: row.goalMet, notes: row.notes)
+                    goal: row.goal == nil ? nil : row.goalText, goalMet: row.goalMet, notes: row.notes,
+                    originCost: row.originCost)
             },
             worstRatio: worstRatio?.id)
         let encoder = JSONEncoder()

@@ -18,6 +18,8 @@ struct BenchRow: Sendable {
     var goal: BenchGoal?
     /// Anything the reader must know to trust the figure (e.g. origin bytes during a warm run).
     var notes: [String] = []
+    /// The origin requests and connections behind the figures, where the scenario counts them.
+    var originCost: OriginCost?
 
     static func median(_ figures: [Double]) -> Double? {
         guard !figures.isEmpty else { return nil }

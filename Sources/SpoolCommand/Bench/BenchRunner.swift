@@ -40,6 +40,13 @@ struct BenchRunner {
         if scenarios.contains(.video) {
             report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress))
         }
+        if scenarios.contains(.browser) {
+            if let browser = HeadlessBrowser.find() {
+                report.rows += try BrowserScenario(rig: rig, browser: browser).run(progress: Self.progress)
+            } else {
+                report.conditions.append("Chromium not found: scenario 10 skipped (apt-get install chromium)")
+            }
+        }
         // The order, whatever order they ran in.
         report.rows.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9

@@ -18,4 +18,6 @@ enum BenchScenario: String, CaseIterable, Sendable, ExpressibleByArgument {
     case concurrency
     /// 8: ffmpeg remuxing an MP4 through the proxy.
     case video
+    /// 10: Chromium's cold start of a small MP4 through the proxy (skipped without Chromium).
+    case browser
 }

@@ -2,13 +2,13 @@ import Foundation
 import SpoolTesting
 import XCTest
 
-/// `spool bench run` end to end with its hidden tiny sizes: every scenario runs against real nginx, curl, wrk
-/// and ffmpeg in seconds (the figures mean nothing at that size), and the table and the JSON both hold every
+/// `spool bench run` end to end with its hidden tiny sizes: every scenario runs against real nginx, curl, wrk,
+/// ffmpeg and Chromium in seconds (the figures mean nothing at that size), and the table and the JSON both hold every
 /// scenario with numbers. The two-minute `--quick` mode is for people, not for CI.
 final class BenchRunCommandTests: XCTestCase {
     private let scenarios = [
         "1", "1b", "2a", "2b", "3a", "3b", "3c", "3d", "3e", "3f", "3g", "4", "5a", "5b", "6a", "6b", "7a", "7b", "7c",
-        "7d", "8",
+        "7d", "8", "10a", "10b",
     ]
 
     func testTinyRunPrintsEveryScenarioWithNumbersAndWritesTheSameAsJSON() throws {
@@ -27,9 +27,10 @@ final class BenchRunCommandTests: XCTestCase {
                 XCTFail("no row \(id) in:\n\(result.stdout)")
                 continue
             }
-            // | id | measure | better | Spool | reference | Spool ÷ ref | goal | met |
+            // | id | measure | better | Spool | reference | Spool ÷ ref | goal | met | origin requests | connections |
+            // (the last two for the rows that count them: the browser's)
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            XCTAssertEqual(cells.count, 8, String(row))
+            XCTAssertEqual(cells.count, 10, String(row))
             XCTAssertEqual(cells[3].first?.isNumber, true, "Spool's figure in \(row)")
             if cells[4] != "—" { XCTAssertTrue(cells[4].contains(where: \.isNumber), "reference figure in \(row)") }
         }
@@ -47,6 +48,10 @@ final class BenchRunCommandTests: XCTestCase {
                 XCTAssertNotNil(reference["name"] as? String, "\(entry)")
             }
         }
+        // The browser played the clip directly in one origin request, and through Spool in at least one.
+        let browser = try XCTUnwrap(entries.first { $0["id"] as? String == "10a" }?["originCost"] as? [String: Any])
+        XCTAssertEqual((browser["reference"] as? [[String: Int]])?.first?["requests"], 1)
+        XCTAssertGreaterThan((browser["spool"] as? [[String: Int]])?.first?["requests"] ?? 0, 0)
         // Throughput rows carry both sides and a ratio.
         let warm = try XCTUnwrap(entries.first { $0["id"] as? String == "1" })
         XCTAssertGreaterThan(warm["ratio"] as? Double ?? 0, 0)

@@ -13,6 +13,10 @@ final class BenchRig {
         case video = "clip.mp4"
         case videoFaststart = "clip-faststart.mp4"
         case link = "link.bin"
+        /// The browser's clip: H.264 with its index first, which Chromium plays (`prepareBrowserPlay`).
+        case browserVideo = "clip-h264.mp4"
+        /// The page that plays it and reports when it plays.
+        case browserPage = "play.html"
     }
 
     let plan: BenchPlan
@@ -157,6 +161,39 @@ final class BenchRig {
         guard output.status == 0 else {
             throw CommandFailure(message: "ffmpeg could not encode the HLS stream: \(output.stderr)")
         }
+    }
+
+    /// Writes what the browser scenario plays: a 6-second H.264 clip with its index first (Chromium plays
+    /// neither MPEG-4 part 2 nor MPEG-2 video) and a page that plays the URL its `src` parameter names, muted,
+    /// and reports through a request to `/report` on its own origin how many milliseconds passed from setting
+    /// the source to the `playing` event (or the media error), with its `tag` parameter.
+    func prepareBrowserPlay() throws {
+        let clip = root.appendingPathComponent(File.browserVideo.rawValue)
+        let output = try tools.ffmpeg.run(
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "6", "-c:v",
+                "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", clip.path,
+            ], timeout: 300)
+        guard output.status == 0 else {
+            throw CommandFailure(message: "ffmpeg could not encode the browser's H.264 clip: \(output.stderr)")
+        }
+        sizes[.browserVideo] = Self.size(of: clip)
+        let page = """
+            <!doctype html><meta charset="utf-8"><title>spool bench</title>
+            <video id="video" muted autoplay playsinline></video>
+            <script>
+            const query = new URLSearchParams(location.search);
+            const video = document.getElementById("video");
+            const report = (what) => {
+              new Image().src = "/report?" + what + "&tag=" + encodeURIComponent(query.get("tag"));
+            };
+            const start = performance.now();
+            video.addEventListener("playing", () => report("ms=" + (performance.now() - start)), { once: true });
+            video.addEventListener("error", () => report("error=" + (video.error ? video.error.code : 0)));
+            video.src = query.get("src");
+            </script>
+            """
+        try Data(page.utf8).write(to: root.appendingPathComponent(File.browserPage.rawValue))
     }
 
     /// The same video with its index first (`-movflags +faststart`), as streaming services publish it.

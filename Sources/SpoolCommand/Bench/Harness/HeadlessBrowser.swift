@@ -17,7 +17,7 @@ struct HeadlessBrowser: Sendable {
     func open<Report>(_ page: URL, timeout: TimeInterval, until reported: () throws -> Report?) throws -> Report {
         let profile = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-chromium-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: profile) }
+        defer { Self.remove(profile) }
         // No sandbox: the benchmark may run as root, which Chromium's sandbox refuses. Media plays without a
         // user's gesture, as a feed's muted autoplay does.
         let browser = try BackgroundProcess(
@@ -41,5 +41,24 @@ struct HeadlessBrowser: Sendable {
         throw CommandFailure(
             message: "Chromium reported nothing for \(page.absoluteString) within \(timeout) s: "
                 + String(browser.stderr.suffix(500)))
+    }
+
+    /// Removes a profile directory. The browser's utility processes outlive it by a moment and may write there
+    /// again after a first removal (one profile in about fifteen was left behind): removed until it stays gone
+    /// for 100 ms, for at most 2 s.
+    private static func remove(_ profile: URL) {
+        var goneSince: Date?
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: profile.path) {
+                try? FileManager.default.removeItem(at: profile)
+                goneSince = nil
+            } else if let since = goneSince, Date().timeIntervalSince(since) >= 0.1 {
+                return
+            } else if goneSince == nil {
+                goneSince = Date()
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 }

@@ -33,19 +33,20 @@ struct BenchRunner {
             report.rows += try OriginTrafficScenario(rig: rig).run(progress: Self.progress)
         }
         if scenarios.contains(.memory) { report.rows += try MemoryScenario(rig: rig).run(progress: Self.progress) }
-        // wrk last but one: it fills the origin's access log with lines every later originBytes() would parse.
-        if scenarios.contains(.concurrency) {
-            report.rows += try ConcurrencyScenario(rig: rig, server: warm).run(progress: Self.progress)
-        }
-        if scenarios.contains(.video) {
-            report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress))
-        }
+        // Before wrk: the browser's page reports through the origin's access log, read while Chromium plays.
         if scenarios.contains(.browser) {
             if let browser = HeadlessBrowser.find() {
                 report.rows += try BrowserScenario(rig: rig, browser: browser).run(progress: Self.progress)
             } else {
                 report.conditions.append("Chromium not found: scenario 10 skipped (apt-get install chromium)")
             }
+        }
+        // wrk last but one: it fills the origin's access log with lines every later originBytes() would parse.
+        if scenarios.contains(.concurrency) {
+            report.rows += try ConcurrencyScenario(rig: rig, server: warm).run(progress: Self.progress)
+        }
+        if scenarios.contains(.video) {
+            report.rows.append(try VideoScenario(rig: rig, server: warm).run(progress: Self.progress))
         }
         // The order, whatever order they ran in.
         report.rows.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }

@@ -9,12 +9,12 @@ struct BenchRun: AsyncParsableCommand {
         abstract: "Measure the proxy and the engine side by side with nginx (direct and as a slice cache).",
         discussion: """
             Needs nginx (with the slice module), curl, wrk and ffmpeg, and Chromium for scenario 10; on \
-            Debian: sudo apt-get install -y nginx curl wrk ffmpeg chromium. Writes generated files to a temporary directory, \
-            serves them with nginx on a free loopback port, and measures: (1) warm and (2) cold throughput, \
-            (3) time to first byte, (4) engine reads against a pread loop, (5) origin traffic of a player \
-            session with seeks and its replay, (6) peak memory of spool serve, (7) wrk with random ranges, \
-            (8) ffmpeg reading an MP4 through the proxy, (10) Chromium's cold start of a small MP4. Prints a Markdown table of medians with each ratio \
-            to its reference and writes the same as JSON. Use a release build \
+            Debian: sudo apt-get install -y nginx curl wrk ffmpeg chromium. Writes generated files to a \
+            temporary directory, serves them with nginx on a free loopback port, and measures: (1) warm and \
+            (2) cold throughput, (3) time to first byte, (4) engine reads against a pread loop, (5) origin \
+            traffic of a player session with seeks and its replay, (6) peak memory of spool serve, (7) wrk with \
+            random ranges, (8) ffmpeg reading an MP4 through the proxy, (10) Chromium's cold start of a small \
+            MP4. Prints a Markdown table of medians with each ratio to its reference and writes the same as JSON. Use a release build \
             (swift build -c release): a debug build's figures say little. Full mode takes ten minutes or more \
             and about 8 GB of temporary disk; --quick takes under two minutes.
             """)

@@ -16,6 +16,8 @@ class AbandonedRequestTests: XCTestCase {
     /// A test origin behind the link, a cache with `grace`, and the file's URL across the link.
     private func makeLinkedCache(grace: TimeInterval) throws -> (HTTPFixture, SpoolCache, URL) {
         let fixture = try HTTPFixture(test: self, transport: transport, length: length)
+        // What the origin counts as sent must be what crossed the link, not what loopback's buffers took.
+        fixture.origin.behaviour.sendBufferBytes = 64 * 1024
         let link = try LinkEmulator(upstream: fixture.origin, profile: profile)
         addTeardownBlock { link.stop() }
         let cache = try SpoolCache(

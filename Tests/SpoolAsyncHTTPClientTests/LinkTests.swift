@@ -29,10 +29,16 @@ class LinkTests: XCTestCase {
         XCTAssertEqual(data, fixture.bytes(0..<3_000_000))
         let methods = fixture.origin.requests.map(\.method)
         XCTAssertEqual(methods.filter { $0 != "GET" }, [], "the first GET brings the content information")
+        let connections = link.counters.connectionsAccepted
+        guard transport == .urlSession else {
+            // Bodies that pause while unread: the read is one request, on one connection, as a player's.
+            XCTAssertEqual(methods.count, 1, "\(methods.count) requests over \(connections) connections")
+            XCTAssertEqual(connections, 1, "\(methods.count) requests over \(connections) connections")
+            return await cache.close()
+        }
         XCTAssertGreaterThan(methods.count, 3)
         // At most a window of two bandwidth-delay products (every connection busy) in quarter-product pieces
         // runs at once, eight or nine requests; each new connection costs a handshake, so they are reused.
-        let connections = link.counters.connectionsAccepted
         XCTAssertLessThanOrEqual(connections, 10, "\(methods.count) requests over \(connections) connections")
         XCTAssertGreaterThanOrEqual(
             methods.count, 3 * connections, "\(methods.count) requests over \(connections) connections")

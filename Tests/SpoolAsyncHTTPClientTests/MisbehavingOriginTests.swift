@@ -122,7 +122,10 @@ class MisbehavingOriginTests: XCTestCase {
     func testShrunkResourceGivesAClearError() async throws {
         let fixture = try makeFixture(length: 1_000_000)
         let cache = try fixture.makeCache()
-        _ = try await cache.contentInfo(for: fixture.url)
+        // The cache knows the old length and a few bytes; bytes past the new end are not stored, so the read
+        // asks the origin, which says the resource shrank. (A first request for the content information alone
+        // may store the whole resource, whose old bytes a read would then be served.)
+        _ = try await collect(cache.read(fixture.url, from: 0, length: 1000))
         fixture.origin.serve(.generated(length: 500_000, seed: 3), at: "/media/file.mp3", contentType: "audio/mpeg")
         let (data, error) = await collectUntilFailure(cache.read(fixture.url, from: 600_000, length: 100_000))
         XCTAssertEqual(data.count, 0)

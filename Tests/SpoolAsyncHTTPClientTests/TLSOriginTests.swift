@@ -45,15 +45,14 @@ final class TLSOriginTests: XCTestCase {
             XCTAssertFalse(log.isEmpty)
             XCTAssertEqual(
                 Set(log.map(\.httpProtocol)), [http2 ? "HTTP/2.0" : "HTTP/1.1"], "\(version), HTTP/2 offered: \(http2)")
-            if http2 {
-                XCTAssertEqual(link.counters.connectionsAccepted, 1, "\(log.count) requests on one connection")
-            }
-            // A host nothing is known of gets a first request of twice `firstRequestSize` over HTTPS: the
-            // requests after it need a new connection's TLS handshake before their bytes come.
-            let first = 2 * FetchPolicy().firstRequestSize
+            XCTAssertEqual(link.counters.connectionsAccepted, 1, "\(log.count) requests on one connection")
+            // AsyncHTTPClient's bodies pause while unread: a read's first request asks for its rest, as a player's
+            // does, and over HTTP/1.1 it is the only one. Over HTTP/2 an unread stream still takes its window, so
+            // the read goes on in pieces on the same connection.
             XCTAssertEqual(
-                log.compactMap(\.range).first { $0.hasPrefix("bytes=0-") }, "bytes=0-\(first - 1)",
-                "\(version) \(http2)")
+                log.compactMap(\.range).first { $0.hasPrefix("bytes=0-") },
+                "bytes=0-\(FetchPolicy.wholeRequestLimit - 1)", "\(version) \(http2)")
+            if !http2 { XCTAssertEqual(log.count, 1, "\(version): one request per read") }
             // The engine sizes what it keeps in flight by whether the transport says requests share a connection.
             let response = try await HTTPOrigin(transport: transport).read(OriginReadRequest(url: url, range: 0..<1024))
             XCTAssertEqual(response.multiplexed, http2, "\(version), HTTP/2 offered: \(http2)")

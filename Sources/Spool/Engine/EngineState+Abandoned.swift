@@ -15,8 +15,12 @@ extension EngineState {
         expireAllAbandoned()
     }
 
-    /// Cancels every request players abandoned on this resource (see `expireAbandoned`).
+    /// Cancels every request players abandoned on this resource (see `expireAbandoned`), and every first
+    /// request asking for a read's rest that no reader joined (`Fetch.unjoinedEnd`): nothing will join them.
     mutating func expireAllAbandoned() {
-        for id in fetches.keys.sorted() { expireAbandoned(fetch: id) }
+        for id in fetches.keys.sorted() {
+            outgrewItsFirstSize(fetch: id, at: 0, anywhere: true)
+            expireAbandoned(fetch: id)
+        }
     }
 }

@@ -10,6 +10,9 @@ extension EngineState {
         let extent: ReadExtent
         /// How many tries failed in a row since the first was sent, at `began` (monotonic seconds).
         var retries: RetryBudget
+        /// Where the last try's request stops running unless a reader joins it (`Fetch.unjoinedEnd`); `nil`:
+        /// at its end.
+        var unjoinedEnd: Int64?
 
         init(offset: Int64, end: Int64?, extent: ReadExtent, began: Double) {
             self.offset = offset
@@ -70,11 +73,19 @@ extension EngineState {
         let ahead = policy.readAhead(afterConsuming: 0, link: link)
         var size = link.roundTrip == nil ? firstRequestSize : ahead.window + ahead.piece
         if wanted.extent == .whole { size = FetchPolicy.wholeRequestLimit }
+        var unjoinedEnd: Int64?
+        if link.pausesWhileUnread, wanted.extent != .whole {
+            // Its body stops while unread: it asks for the read's rest as a player would, and runs past what it
+            // would have asked for only once a reader joins it (`Fetch.unjoinedEnd`).
+            unjoinedEnd = start + size
+            size = FetchPolicy.wholeRequestLimit
+        }
         if let end = wanted.end, end > start {
             // A bounded read no larger than a first request is asked for whole: it is wanted whole, and a
             // second request for its rest (on loopback, a 64 KiB range in two) costs more than its bytes.
             size = end - start <= policy.firstRequestSize ? end - start : min(size, end - start)
         }
+        discovery.running?.unjoinedEnd = unjoinedEnd.map { min($0, start + size) }
         return .send(start..<(start + size))
     }
 

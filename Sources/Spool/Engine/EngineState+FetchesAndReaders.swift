@@ -12,6 +12,13 @@ extension EngineState {
         /// outlives readers only until one joins it, then ends with its readers like any request, so a pin or a
         /// preload cancelled part-way does not run on for tens of MiB nobody asked for any more.
         var outlivesOnlyUntilJoined = false
+        /// For a first request that asked for a read's rest (the origin's bodies pause while unread): where it
+        /// stops outliving readers while none joined it, the size it would have had otherwise. A resource looked
+        /// up for its content information alone then costs no more than before.
+        var unjoinedEnd: Int64?
+        /// Where a request held back ahead of its readers (`EngineState.Hold.aheadOfReaders`) goes on: once a
+        /// reader's delivery reaches this offset.
+        var resumesAt: Int64?
         /// Its failures in a row and when bytes last arrived, or the request started.
         var retries = RetryBudget(startedAt: 0)
         /// When its last reader, a player's, left (monotonic seconds); `nil` while a reader waits for it. See

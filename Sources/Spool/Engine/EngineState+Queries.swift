@@ -54,6 +54,19 @@ extension EngineState {
         fetches.values.contains { $0.position == offset && $0.position < $0.end && $0.abandonedAt == nil }
     }
 
+    /// Whether request `id`'s bytes up to `reach` enter the block its range ends within, when that block goes on
+    /// beyond its end with bytes not stored here: another process may have stored those (two processes filling
+    /// two halves of a resource), and its record is to be read before this one writes there (`IndexWriter`).
+    /// Taken in first, the two parts make a complete block; otherwise a partial block's two parts have no
+    /// checksum that covers both, and the records' merge keeps only one.
+    func entersSharedLastBlock(fetch id: Int, reaching reach: Int64) -> Bool {
+        guard let fetch = fetches[id], let info, fetch.end < info.length, fetch.end > 0 else { return false }
+        let block = BlockLayout.range(of: (fetch.end - 1) / BlockLayout.blockSize, length: info.length)
+        guard fetch.end < block.upperBound, reach > block.lowerBound, !stored.contains(fetch.end) else { return false }
+        // The next piece of this engine's own fills it.
+        return !fetches.values.contains { $0.position <= fetch.end && fetch.end < $0.end }
+    }
+
     /// When request `id` was abandoned by its last reader, while no reader has joined it since.
     func abandonedSince(fetch id: Int) -> Double? {
         guard let fetch = fetches[id], fetch.interested.isEmpty else { return nil }

@@ -58,7 +58,15 @@ extension EngineState {
     {
         guard let info, let reader = readers[id] else { return [] }
         if readers[id]!.start == nil { readers[id]!.start = position }
-        var (window, piece) = policy.readAhead(afterConsuming: position - readers[id]!.start!, link: link)
+        let consumed = position - readers[id]!.start!
+        var (window, piece) = policy.readAhead(afterConsuming: consumed, link: link)
+        if link.pausesWhileUnread {
+            // Bodies that pause while unread: a request can ask for a read's rest as a player's does, and is held
+            // back once it runs far enough ahead (`Hold.aheadOfReaders`). A read that may be a seek's left early
+            // (most end within a few hundred KiB) asks for a first request's size, or what it consumed; past its
+            // probation, for all the rest. One request per read, on one connection.
+            piece = consumed < policy.probation ? max(piece, policy.firstRequestSize, consumed) : end - position
+        }
         // A read that will consume everything asks for everything it lacks at once: one request, not a ramp.
         if reader.wantsAll { (window, piece) = (max(window, end - position), max(piece, end - position)) }
         var started: [(id: Int, range: Range<Int64>)] = []
@@ -157,16 +165,21 @@ extension EngineState {
     }
 
     /// Records that reader `id` delivered `range` of the current version at `now`: where it is now, and a use
-    /// of the blocks it read.
-    mutating func delivered(_ range: Range<Int64>, reader id: Int, at now: Date) {
+    /// of the blocks it read. Returns whether a request held ahead of the reader may go on now
+    /// (`Hold.aheadOfReaders`): the driver wakes the holds.
+    @discardableResult
+    mutating func delivered(_ range: Range<Int64>, reader id: Int, at now: Date) -> Bool {
         markDelivered(reader: id, versionNumber: versionNumber)
         readers[id]?.position = range.upperBound
         blockUse.used(range, at: now)
+        return releasesHold(reader: id, at: range.upperBound)
     }
 
-    /// Records that reader `id` delivered `range` from bytes still arriving, at `now`.
-    mutating func deliveredFromMemory(_ range: Range<Int64>, reader id: Int, at now: Date) {
-        delivered(range, reader: id, at: now)
+    /// Records that reader `id` delivered `range` from bytes still arriving, at `now`; returns what `delivered`
+    /// does.
+    @discardableResult
+    mutating func deliveredFromMemory(_ range: Range<Int64>, reader id: Int, at now: Date) -> Bool {
         readers[id]?.takenFromMemory.insert(range)
+        return delivered(range, reader: id, at: now)
     }
 }

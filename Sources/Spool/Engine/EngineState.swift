@@ -82,16 +82,21 @@ struct EngineState {
     mutating func removeReader(_ id: Int, abandonAt now: Double? = nil) {
         let abandons = now != nil && readers[id]?.isPrefetch == false
         readers[id] = nil
+        var holdsToWake = false
         for fetchID in fetches.keys.sorted() where fetches[fetchID]!.interested.contains(id) {
             fetches[fetchID]!.interested.remove(id)
             let fetch = fetches[fetchID]!
+            // A request held for its readers asks again: its farthest reader may have left, or all of them.
+            holdsToWake = holdsToWake || fetch.resumesAt != nil
             guard fetch.interested.isEmpty, !fetch.outlivesReaders else { continue }
             if abandons, let now, fetch.position < fetch.end {
                 fetches[fetchID]!.abandonedAt = now
+                holdsToWake = true
             } else {
                 cancelUnneeded(fetchID)
             }
         }
+        if holdsToWake { emit(.wakeHolds) }
         emit(.flushRecordSoon)
     }
 
@@ -102,7 +107,8 @@ struct EngineState {
         if abandonedSince(fetch: id) != nil { cancelUnneeded(id, endsByItself: byItsOwnTask) }
     }
 
-    private mutating func cancelUnneeded(_ id: Int, endsByItself: Bool = false) {
+    /// Cancels request `id`, which no reader needs; unless `endsByItself`, its task is cancelled too.
+    mutating func cancelUnneeded(_ id: Int, endsByItself: Bool = false) {
         fetches[id] = nil
         orphaned[id] = versionNumber
         if !endsByItself { emit(.cancel(fetch: id)) }
@@ -114,14 +120,25 @@ struct EngineState {
     /// information: records it, and the request as running from where its body starts, for readers to join
     /// (none waits on it yet). It runs on if they leave, unless it was sized for a whole read and one joined.
     /// The discovery's task goes on as its first try. Returns the request's id.
+    ///
+    /// A request that asked for a read's rest because the origin's bodies pause while unread
+    /// (`Discovery.unjoinedEnd`) is cut to the size it would have had otherwise when the response says they do
+    /// not (`bodiesPause` false: it came over HTTP/2).
     @discardableResult
-    mutating func openDiscovered(_ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>) -> Int {
+    mutating func openDiscovered(
+        _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>, bodiesPause: Bool = true
+    ) -> Int {
         let wholeRead = discovery.running?.extent == .whole
+        var unjoinedEnd = discovery.running?.unjoinedEnd
         discovery.running = nil
+        var end = max(offset, requested.upperBound)
+        if !bodiesPause, let cut = unjoinedEnd {
+            (end, unjoinedEnd) = (max(offset, cut), nil)
+        }
         let id = makeID()
         fetches[id] = Fetch(
-            position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true,
-            outlivesOnlyUntilJoined: wholeRead)
+            position: offset, end: end, interested: [], outlivesReaders: true,
+            outlivesOnlyUntilJoined: wholeRead || unjoinedEnd != nil, unjoinedEnd: unjoinedEnd)
         emit(.discoveryBecame(fetch: id))
         // Callers waiting for the content information find it.
         emit(.wakeReaders)

@@ -12,6 +12,13 @@ import Foundation
 /// `longestPieceTime` of the link allows, so a long read runs in few, large requests. Before anything is known of a
 /// host, a read's first request asks for
 /// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
+///
+/// Where the origin's bodies pause while unread (`Origin.readsPauseWhileUnread`: AsyncHTTPClient), a read fetches
+/// as a player does instead: its first request asks for its rest (up to `wholeRequestLimit`), a read past its
+/// `probation` asks for all it lacks in one request, and what bounds the read-ahead is a hold: a request that
+/// stored `readAheadOfReaders` beyond its farthest reader stops taking its body until the reader comes near.
+/// Measured over an emulated mobile link (100 ms, 10 Mbit/s, HTTPS): a cold 20 MB read went from 311 requests
+/// on 6.5 connections to 1 on 1, at the same speed as direct.
 package struct FetchPolicy: Sendable, Hashable {
     /// The smallest piece.
     package var initialPieceSize: Int64
@@ -54,8 +61,9 @@ package struct FetchPolicy: Sendable, Hashable {
     /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold, or over
     /// HTTP/2 the stream's window) and stores what keeps arriving otherwise (URLSession). Past the grace it
     /// is cancelled. It is cancelled at once when the player's next read starts requests elsewhere than the
-    /// resource's tail (a seek: it would take the link the seek's first bytes wait for), and a read ahead of
-    /// playback's always is (a preload left by a swipe). 0 cancels at once.
+    /// resource's tail (a seek: it would take the link the seek's first bytes wait for), or when a player starts
+    /// waiting for the link and none reads its resource (`PlaybackGate`), and a read ahead of playback's always
+    /// is (a preload left by a swipe). 0 cancels at once.
     package var abandonedRequestGrace: TimeInterval
     /// How many times a failed request is tried again in a row without receiving a byte, when the origin
     /// answered (an error status) or refused the connection.
@@ -199,6 +207,22 @@ package struct FetchPolicy: Sendable, Hashable {
         }
         let fill = Int64((product * bandwidthDelayMultiple + rate * extraWait).rounded())
         return (max(fill, piece + piece / 2), piece)
+    }
+
+    /// The least a request runs ahead of its farthest reader before it is held back (`readAheadOfReaders`).
+    static let minimumReadAhead: Int64 = 256 * 1024
+
+    /// How far a request may store ahead of its farthest reader before it holds its body back, when the origin's
+    /// bodies pause while unread (`EngineState.Hold.aheadOfReaders`): `bandwidthDelayMultiple` link products,
+    /// at least `minimumReadAhead`. It goes on once a reader comes within half of that, so the link refills
+    /// what the reader takes before it runs out: a product is what arrives in the round trip a resumed body
+    /// waits for (the window update, the sender's next bytes), and the sockets hold more besides. So a read
+    /// left at any moment has wasted at most this plus what the sockets hold (the kernel's receive and send
+    /// buffers, or over HTTP/2 the stream's window).
+    func readAheadOfReaders(_ link: LinkEstimate) -> Int64 {
+        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let product = rate * (link.roundTrip ?? 0) * bandwidthDelayMultiple
+        return max(Self.minimumReadAhead, Int64(product.rounded()))
     }
 
     /// Whether a request that failed with `error`, after `failuresInARow` failures without a byte in between,

@@ -25,8 +25,9 @@ final class PlaybackGate: Sendable {
         var lastStart: TimeInterval = -.infinity
         /// When the waits that ended last filled no more than `busyShare` of the window any more.
         var busyUntil: TimeInterval = -.infinity
-        /// Counts the playback waits that ended: the events that can end the need before its time.
-        var endedWaits: UInt64 = 0
+        /// Counts the playback waits that started or ended: the events that change the need before its time
+        /// (a start makes it last until a wait's end, which ends abandoned requests: `EngineState.hold`).
+        var changes: UInt64 = 0
         /// Whoever waits for the next of those (`waitForChange`), by watcher number.
         var watchers: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWatcher = 0
@@ -70,12 +71,14 @@ final class PlaybackGate: Sendable {
     /// the wait's token for `playbackResumed`.
     func playbackWaits(isStart: Bool) -> Int {
         let now = clock.uptime
-        let (token, observers) = state.withLock { state in
+        let (token, woken) = state.withLock { state in
             state.nextWait += 1
             state.waits[state.nextWait] = (now, isStart)
-            return (state.nextWait, state.satisfiedObservers())
+            state.changes &+= 1
+            defer { state.watchers.removeAll() }
+            return (state.nextWait, Array(state.watchers.values) + state.satisfiedObservers())
         }
-        for observer in observers { observer.resume() }
+        for continuation in woken { continuation.resume() }
         return token
     }
 
@@ -91,7 +94,7 @@ final class PlaybackGate: Sendable {
             state.ended.append((wait.since, now))
             // From now on the window may empty by itself: when it does is known now, whoever asks later.
             _ = needEnds(in: &state, now: now)
-            state.endedWaits &+= 1
+            state.changes &+= 1
             defer { state.watchers.removeAll() }
             return Array(state.watchers.values) + state.satisfiedObservers()
         }
@@ -109,7 +112,7 @@ final class PlaybackGate: Sendable {
     func need() -> (remaining: TimeInterval, seen: UInt64) {
         let now = clock.uptime
         return state.withLock { state in
-            (needEnds(in: &state, now: now).map { max(0, $0 - now) } ?? .infinity, state.endedWaits)
+            (needEnds(in: &state, now: now).map { max(0, $0 - now) } ?? .infinity, state.changes)
         }
     }
 
@@ -184,7 +187,7 @@ final class PlaybackGate: Sendable {
         }
     }
 
-    /// Returns once a playback wait has ended after the count `seen` (`need()`), or on cancellation.
+    /// Returns once a playback wait has started or ended after the count `seen` (`need()`), or on cancellation.
     func waitForChange(since seen: UInt64) async {
         let id = state.withLock { state -> Int in
             state.nextWatcher += 1
@@ -193,7 +196,7 @@ final class PlaybackGate: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if state.endedWaits != seen || Task.isCancelled { return (true, []) }
+                    if state.changes != seen || Task.isCancelled { return (true, []) }
                     state.watchers[id] = continuation
                     return (false, state.satisfiedObservers())
                 }

@@ -42,7 +42,7 @@ extension ResourceEngine {
         let readLimit = Int64(min(limit ?? .max, slicing ? policy.fileSliceSize : policy.readChunkSize))
         while true {
             try Task.checkCancellation()
-            let link = environment.link.estimate(for: url)
+            let link = context.linkEstimate()
             if locked.withLock({ $0.state.givesWayToPlayback(reader: id, at: position) }) {
                 await gate.waitForPlayback()
                 try Task.checkCancellation()
@@ -64,7 +64,8 @@ extension ResourceEngine {
                     : nil
                 return (entry.readerWakeups, taken)
             }
-            if let (data, fresh) = arrived {
+            if let (data, fresh, wakesHolds) = arrived {
+                if wakesHolds { context.wakeHolds() }
                 if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
                 return .bytes(data)
             }
@@ -91,13 +92,14 @@ extension ResourceEngine {
             case .read(let range, let versionNumber):
                 // A slice lent, or the plan of a read that happens off the lock.
                 let now = environment.clock.date
+                var wakesHolds = false
                 let prepared = locked.withLock { entry -> Result<PreparedRead?, any Error> in
                     guard entry.state.versionNumber == versionNumber, entry.state.stored.contains(range) else {
                         return .success(nil)
                     }
                     return Result {
                         if let revoke, slicing, let reserved = try lender.reserve(range, revoke: revoke, in: &entry) {
-                            entry.delivered(reserved.range, to: id, at: now)
+                            wakesHolds = entry.delivered(reserved.range, to: id, at: now)
                             return .lent(reserved)
                         }
                         let size = min(readLimit, Int64(policy.readChunkSize))
@@ -107,6 +109,7 @@ extension ResourceEngine {
                         return .planned(plan, fresh: countsServed ? entry.state.fresh.take(read) : ByteRangeSet())
                     }
                 }
+                if wakesHolds { context.wakeHolds() }
                 if case .failure(let error) = prepared, error is LockedEntry.FileNotOpen {
                     try await context.openFile()
                     continue

@@ -24,4 +24,8 @@ struct LinkEstimate: Sendable, Hashable {
     var multiplexed = false
     /// With `multiplexed`, what a new stream there carries before the client's first window update.
     var initialStreamWindow = OriginReadResponse.defaultStreamWindow
+    /// Whether the origin's bodies stop arriving while unread (`Origin.readsPauseWhileUnread`): a read may then
+    /// ask for all it needs at once and hold the body back ahead of its reader. The origin's, not the
+    /// monitor's: `EntryContext.linkEstimate()` sets it.
+    var pausesWhileUnread = false
 }

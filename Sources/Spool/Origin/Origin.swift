@@ -22,11 +22,21 @@ public protocol Origin: Sendable {
     /// when the range starts past the end). The engine then learns about a resource from its first read,
     /// saving `contentInfo`'s round trip. `false` unless an origin says otherwise.
     var canReadBeforeContentInfo: Bool { get }
+
+    /// Whether `read`'s bodies stop their transfer while nobody iterates them
+    /// (`OriginReadResponse.pausesWhileUnread`), known before any read. The engine then asks for a read's rest in
+    /// one request, as a player does, and holds the body back once it is far enough ahead of its reader: the
+    /// transfer waits in the sockets instead of running on into the cache. Otherwise it asks in pieces, so that
+    /// a read left early does not leave a long transfer running. `false` unless an origin says otherwise.
+    var readsPauseWhileUnread: Bool { get }
 }
 
 extension Origin {
     /// Origins read only within the length `contentInfo` gave, unless they say otherwise.
     public var canReadBeforeContentInfo: Bool { false }
+
+    /// Bodies keep arriving while unread, unless an origin says otherwise.
+    public var readsPauseWhileUnread: Bool { false }
 }
 
 /// A request for a byte range of a resource.

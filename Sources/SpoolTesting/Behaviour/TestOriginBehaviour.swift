@@ -34,6 +34,10 @@ public struct TestOriginBehaviour: Sendable, Equatable {
     public var omitsContentLength = false
     /// Announce the normal `Content-Length` but send this many fewer body bytes, then close.
     public var shortBodyBy: Int64? = nil
+    /// The kernel send buffer of connections accepted from now on (`SO_SNDBUF`), so that what the origin
+    /// counts as sent is about what left it: loopback's autotuned buffers take megabytes that a slower link
+    /// behind them (`LinkEmulator`) never carries. `nil`: the kernel's default.
+    public var sendBufferBytes: Int? = nil
 
     /// A well-behaved origin.
     public init() {}

@@ -31,6 +31,9 @@ final class OriginCore: @unchecked Sendable {
             guard POSIXSocket.waitReadable(listener, milliseconds: 100),
                 let fd = POSIXSocket.acceptConnection(listener)
             else { continue }
+            if let size = state.withLock({ $0.behaviour.sendBufferBytes }) {
+                POSIXSocket.setSendBuffer(fd, bytes: size)
+            }
             let id: Int? = state.withLock { state in
                 guard !state.stopping else { return nil }
                 let id = state.nextConnectionID

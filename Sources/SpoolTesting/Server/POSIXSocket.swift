@@ -105,6 +105,12 @@ public enum POSIXSocket {
         return fd
     }
 
+    /// Sets connection `fd`'s kernel send buffer to `bytes` (`SO_SNDBUF`; Linux doubles it for its bookkeeping).
+    static func setSendBuffer(_ fd: Int32, bytes: Int) {
+        var size = Int32(clamping: bytes)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Writes all of `data`; returns how many bytes the kernel accepted before any error.
     public static func sendAll(_ fd: Int32, _ data: Data) -> Int {
         data.withUnsafeBytes { raw -> Int in

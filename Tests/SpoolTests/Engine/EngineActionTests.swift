@@ -55,8 +55,8 @@ final class EngineActionTests: XCTestCase {
                 { self.cancels($0.fetches) + [.flushRecordSoon] }
             ),
             Row(
-                "a player leaves: its requests are abandoned, not cancelled", waiting(),
-                { $0.removeReader($1.reader, abandonAt: 10) }, { _ in [.flushRecordSoon] }
+                "a player leaves: its requests are abandoned, not cancelled, and their holds look again", waiting(),
+                { $0.removeReader($1.reader, abandonAt: 10) }, { _ in [.wakeHolds, .flushRecordSoon] }
             ),
             Row(
                 "an abandoned request expires: cancelled", waiting(),

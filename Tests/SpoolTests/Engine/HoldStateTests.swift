@@ -82,6 +82,9 @@ final class HoldStateTests: XCTestCase {
             Row(
                 name: "abandoned while playback needs the link: the grace decides", readers: .abandoned,
                 playbackNeed: 2, now: 100.5, expected: .abandoned(until: 101.5)),
+            Row(
+                name: "abandoned while a player waits and none reads this resource: it ends", readers: .abandoned,
+                playbackNeed: .infinity, now: 100.5, expected: .expired),
         ]
         for row in rows {
             var (state, fetch) = state(row.readers)

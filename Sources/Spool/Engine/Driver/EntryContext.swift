@@ -35,6 +35,16 @@ final class EntryContext: Sendable {
     /// The URL as problems and records name it (without credentials or query secrets).
     var displayURL: String { CacheKeyPolicy.displayURL(for: url) }
 
+    /// What is known of the link to the origin, for the state's decisions: the link monitor's estimate of the
+    /// host, and whether the origin's bodies pause while unread. Over a connection shared by several requests
+    /// (HTTP/2) they do not, whatever the transport says: the connection is read for the other streams, and
+    /// AsyncHTTPClient lets an unread stream take its 8 MiB window.
+    func linkEstimate() -> LinkEstimate {
+        var estimate = environment.link.estimate(for: url)
+        estimate.pausesWhileUnread = origin.readsPauseWhileUnread && !estimate.multiplexed
+        return estimate
+    }
+
     /// Wakes every reader waiting for a change, after running the revocations queued under the lock.
     func notifyReaders() {
         runRevocations()

@@ -17,7 +17,7 @@ extension FetchRunner {
 
     /// One try of the running discovery, as the state decides it.
     private func discover(watch: StallWatch) async {
-        let link = environment.link.estimate(for: url)
+        let link = context.linkEstimate()
         let (firstRequestSize, originReadsFirst) = (policy.firstRequestSize(for: url), origin.canReadBeforeContentInfo)
         let next = perform {
             $0.state.discoveryRequest(
@@ -45,7 +45,11 @@ extension FetchRunner {
             return await failed(after: watch.explained(error), watch: watch)
         }
         // This task goes on as the new request's first try (`EngineAction.discoveryBecame`).
-        let id = perform { $0.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested) }
+        let bodiesPause = response.pausesWhileUnread && !response.multiplexed
+        let id = perform {
+            $0.state.openDiscovered(
+                response.info, servedFrom: response.offset, requested: requested, bodiesPause: bodiesPause)
+        }
         await runTry(id, watch: watch, opened: response, sentAt: sent, isRetry: false)
     }
 

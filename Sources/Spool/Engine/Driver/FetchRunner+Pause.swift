@@ -1,7 +1,8 @@
 import Foundation
 
 /// Requests that stop taking their body for a while: those only reads ahead of playback wait for, while
-/// playback needs the link, and those a player abandoned, until a read joins them or their grace ends.
+/// playback needs the link; those far enough ahead of their readers; and those a player abandoned, until a read
+/// joins them or their grace ends.
 extension FetchRunner {
     /// Holds request `id`'s body back while the state says so (`EngineState.hold`); returns `false` when the
     /// request was abandoned past its grace and has ended: the chunk in hand is the last it stores.
@@ -14,7 +15,10 @@ extension FetchRunner {
     ///
     /// Nothing polls: a held request waits for what can end its hold (a read joining it or its readers
     /// changing, a playback wait ending, or the moment the state named) and asks the state again.
-    func holdBack(fetch id: Int, pausing: Bool, watch: StallWatch) async -> Bool {
+    ///
+    /// `readAheadLimit` is how far it may store ahead of its readers (`FetchPolicy.readAheadOfReaders`; `nil`:
+    /// as far as it goes).
+    func holdBack(fetch id: Int, pausing: Bool, readAheadLimit: Int64?, watch: StallWatch) async -> Bool {
         let (gate, link, url, clock) = (
             context.environment.gate, context.environment.link, context.url, environment.clock
         )
@@ -32,7 +36,9 @@ extension FetchRunner {
             let (playbackNeed, gateSeen) = gate.need()
             let (hold, entrySeen) = perform { entry in
                 (
-                    entry.state.hold(fetch: id, heldSince: heldSince, playbackNeed: playbackNeed, at: now),
+                    entry.state.hold(
+                        fetch: id, heldSince: heldSince, playbackNeed: playbackNeed, at: now,
+                        readAheadLimit: readAheadLimit),
                     entry.holdWakeups
                 )
             }
@@ -40,7 +46,7 @@ extension FetchRunner {
             switch hold {
             case .none: return true
             case .expired: return false
-            case .abandoned(let end), .forPlayback(let end): until = end
+            case .abandoned(let end), .forPlayback(let end), .aheadOfReaders(let end): until = end
             }
             guard pausing else { return true }
             if !paused {

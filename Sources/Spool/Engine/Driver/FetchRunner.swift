@@ -157,6 +157,9 @@ struct FetchRunner: Sendable {
             }
             var failure: (any Error)?
             var arrivedAt = response.offset
+            // How far it may run ahead of its readers, from the link as measured now, and again every MiB: the
+            // monitor's lock is not taken on every chunk.
+            var (readAheadLimit, limitSetAt) = (readAheadLimit(for: response), response.offset)
             do {
                 for try await chunk in response.body {
                     watch.touch()
@@ -164,7 +167,11 @@ struct FetchRunner: Sendable {
                     statistics.fetched(chunk.count)
                     guard !chunk.isEmpty else { continue }
                     onBytes()
-                    let goesOn = await holdBack(fetch: id, pausing: response.pausesWhileUnread, watch: watch)
+                    if arrivedAt - limitSetAt >= 1 << 20 {
+                        (readAheadLimit, limitSetAt) = (self.readAheadLimit(for: response), arrivedAt)
+                    }
+                    let goesOn = await holdBack(
+                        fetch: id, pausing: response.pausesWhileUnread, readAheadLimit: readAheadLimit, watch: watch)
                     // Readers waiting here take the bytes now; the write stores the same ones.
                     context.arrived(chunk, at: arrivedAt, fetch: id)
                     arrivedAt += Int64(chunk.count)
@@ -188,15 +195,32 @@ struct FetchRunner: Sendable {
         }
     }
 
+    /// How far `response` may store ahead of its readers before it is held back: a request asking for a read's
+    /// rest (its origin's bodies pause while unread) is bounded so; `nil` otherwise.
+    private func readAheadLimit(for response: OriginReadResponse) -> Int64? {
+        let link = context.linkEstimate()
+        guard link.pausesWhileUnread, response.pausesWhileUnread else { return nil }
+        return policy.readAheadOfReaders(link)
+    }
+
     /// The storing side of `receive`: writes what `pipe` hands over until the body ends or request `id` has
     /// what it asked for (then `watch` stops the body); returns the resource offset reached.
     private func store(from pipe: ChunkPipe, startingAt start: Int64, fetch id: Int, watch: StallWatch)
         async throws -> Int64
     {
         var offset = start
+        var lookedElsewhere = false
         storing: while let (batch, batchStart) = await pipe.take() {
             var rest = batch[...]
             offset = batchStart
+            if !lookedElsewhere {
+                let reach = offset + rest.reduce(0) { $0 + Int64($1.count) }
+                if locked.withLock({ $0.state.entersSharedLastBlock(fetch: id, reaching: reach) }) {
+                    // Another process's part of the block this request ends in is taken in before this one's.
+                    lookedElsewhere = true
+                    _ = try? await BlockingIO.run { [index] in index.adoptStoredElsewhere() }
+                }
+            }
             while !rest.isEmpty {
                 let (taken, written, more) = try await writer.store(Array(rest), at: offset, fetch: id)
                 // A fast download would sync every few milliseconds: every `EngineState.minimumRecordInterval`

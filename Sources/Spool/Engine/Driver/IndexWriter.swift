@@ -70,9 +70,8 @@ struct IndexWriter: Sendable {
         // rather than overwritten.
         file?.lockRecord()
         defer { file?.unlockRecord() }
-        if let theirs = context.store.record(key: context.key), theirs.keyCheck == record.keyCheck,
-            !theirs.info.isDifferentVersion(from: record.info)
-        {
+        let other = context.store.record(key: context.key)
+        if let theirs = other, theirs.keyCheck == record.keyCheck, !theirs.info.isDifferentVersion(from: record.info) {
             // Bytes this engine dropped (damaged, evicted) stay dropped even if the record still names them.
             let merged = EntryClaims(ranges: record.ranges, edges: record.edgeSums).merged(
                 with: EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), excluding: distrusted,
@@ -92,6 +91,24 @@ struct IndexWriter: Sendable {
         try? context.store.save(record, key: context.key, durable: syncing != nil)
         let stamp = context.store.recordStamp(key: context.key)
         context.locked.withLock { $0.recordStamp = stamp }
+        // What the other process stored is taken in here too, not only before a read's requests: a read sends
+        // one request for all it lacks, which would otherwise never look again. Taken in before this engine
+        // writes into a block the other one began, their parts join into a complete block; after, a partial
+        // block's two parts have no checksum that covers both, and the merge keeps only one.
+        if let theirs = other, theirs.keyCheck == record.keyCheck, adopt(theirs) { context.notifyReaders() }
+    }
+
+    /// Takes in the bytes another process's record `theirs` claims that this engine lacks (see
+    /// `EngineState.otherRecordRead`); returns whether there were any.
+    private func adopt(_ theirs: EntryRecord) -> Bool {
+        context.locked.withLock { entry -> Bool in
+            guard
+                entry.state.otherRecordRead(EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info)
+                    == .adopted
+            else { return false }
+            entry.readerWakeups &+= 1
+            return true
+        }
     }
 
     /// Takes in the bytes another process stored since this engine last looked, if they are of the same

@@ -104,7 +104,7 @@ struct LockedEntry {
     /// (or read them from disk). A player's (`handOut`) are counted as the origin's once: now, not again when
     /// another read takes them from here or once stored.
     mutating func takeArriving(reader id: Int, at position: Int64, limit: Int64, handOut: Bool, now: Date) -> (
-        data: Data, fresh: Int64
+        data: Data, fresh: Int64, wakesHolds: Bool
     )? {
         guard !arriving.isEmpty, !state.stored.contains(position),
             let allowed = state.arrivingReadLimit(reader: id, position: position),
@@ -113,9 +113,9 @@ struct LockedEntry {
                 storedUpTo: { [state] in state.storedEnd(of: $0) })
         else { return nil }
         let range = position..<position + Int64(data.count)
-        state.deliveredFromMemory(range, reader: id, at: now)
-        guard handOut else { return (data, 0) }
-        return (data, arriving.handOut(range))
+        let wakesHolds = state.deliveredFromMemory(range, reader: id, at: now)
+        guard handOut else { return (data, 0, wakesHolds) }
+        return (data, arriving.handOut(range), wakesHolds)
     }
 
     /// Whether every byte reader `id` took from `arriving` is stored, or no longer waits to be (its request
@@ -128,8 +128,10 @@ struct LockedEntry {
         }
     }
 
-    /// Records that reader `id` delivered `range`, of the current version, at `now`.
-    mutating func delivered(_ range: Range<Int64>, to id: Int, at now: Date) {
+    /// Records that reader `id` delivered `range`, of the current version, at `now`; returns whether the holds
+    /// are to be woken (`EngineState.delivered`).
+    @discardableResult
+    mutating func delivered(_ range: Range<Int64>, to id: Int, at now: Date) -> Bool {
         state.delivered(range, reader: id, at: now)
     }
 

@@ -43,12 +43,13 @@ struct StoredReader: Sendable {
         // The one blocking call a Swift task makes, allowed by name in the debug checks.
         let outcome = checked ? ConcurrencyChecks.allowingBlocking(read) : try await BlockingIO.run(read)
         let now = context.environment.clock.date
+        var wakesHolds = false
         let kept = context.locked.withLock { entry -> Result<Data?, any Error> in
             guard plan.snapshot.isCurrent(in: entry) else { return .success(nil) }
             switch outcome {
             case .success(let (data, trusted)):
                 entry.state.checks.read(checked: trusted)
-                entry.delivered(plan.range, to: id, at: now)
+                wakesHolds = entry.delivered(plan.range, to: id, at: now)
                 entry.noteLeadingBytes(data, at: plan.range.lowerBound)
                 return .success(data)
             case .failure(let damage as BlockDamage):
@@ -58,6 +59,7 @@ struct StoredReader: Sendable {
                 return .failure(error)
             }
         }
+        if wakesHolds { context.wakeHolds() }
         switch kept {
         case .success(let data):
             return data

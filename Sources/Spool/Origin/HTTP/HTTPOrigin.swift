@@ -67,6 +67,10 @@ public final class HTTPOrigin: Origin {
     /// `Content-Range`: the first `GET` tells everything a `HEAD` would.
     public var canReadBeforeContentInfo: Bool { true }
 
+    /// As the transport's bodies do (`HTTPTransport.pausesUnreadBodies`): AsyncHTTPClient's stop, URLSession's
+    /// do not.
+    public var readsPauseWhileUnread: Bool { transport.pausesUnreadBodies }
+
     public func read(_ request: OriginReadRequest) async throws -> OriginReadResponse {
         try Self.checkScheme(of: request.url)
         let (head, body) = try await send(

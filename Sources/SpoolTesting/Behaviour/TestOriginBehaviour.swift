@@ -34,6 +34,9 @@ public struct TestOriginBehaviour: Sendable, Equatable {
     public var omitsContentLength = false
     /// Announce the normal `Content-Length` but send this many fewer body bytes, then close.
     public var shortBodyBy: Int64? = nil
+    /// Allow at most this many requests in any second (a sliding window, as rate-limiting gateways count): one
+    /// more is answered `429` with `Retry-After: 1`, and does not count. `nil`: no limit.
+    public var requestsPerSecond: Int? = nil
     /// The kernel send buffer of connections accepted from now on (`SO_SNDBUF`), so that what the origin
     /// counts as sent is about what left it: loopback's autotuned buffers take megabytes that a slower link
     /// behind them (`LinkEmulator`) never carries. `nil`: the kernel's default.

@@ -44,7 +44,13 @@ struct Connection {
         )
         // Snapshot behaviour and content at arrival, so later changes affect only later requests.
         let (id, behaviour, resources) = core.state.withLock { state in
-            (state.beginRequest(record), state.behaviour, state.resources)
+            var behaviour = state.behaviour
+            if !state.admits(at: record.time) {
+                // Over the rate it allows: refused as a gateway does.
+                behaviour.serverErrorStatus = 429
+                behaviour.serverErrorFields = ["Retry-After": "1"]
+            }
+            return (state.beginRequest(record), behaviour, state.resources)
         }
         if let delay = behaviour.answerDelay, !waitWhileRunning(delay) { return false }
         var plan = Responder.plan(for: head, behaviour: behaviour, resources: resources)

@@ -20,6 +20,18 @@ struct OriginState {
     var nextConnectionID = 0
     var stopping = false
 
+    /// When the requests `TestOriginBehaviour.requestsPerSecond` allowed arrived, within the last second.
+    var allowedArrivals: [Date] = []
+
+    /// Whether a request arriving at `time` is within `behaviour.requestsPerSecond`; counts it if so.
+    mutating func admits(at time: Date) -> Bool {
+        guard let limit = behaviour.requestsPerSecond else { return true }
+        allowedArrivals.removeAll { time.timeIntervalSince($0) >= 1 }
+        guard allowedArrivals.count < limit else { return false }
+        allowedArrivals.append(time)
+        return true
+    }
+
     mutating func beginRequest(_ record: RecordedRequest) -> Int {
         let id = nextRecordID
         nextRecordID += 1

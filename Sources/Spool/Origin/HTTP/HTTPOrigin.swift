@@ -9,12 +9,16 @@ public import FoundationNetworking
 /// Content information comes from `HEAD`, or from `GET bytes=0-1` where `HEAD` is refused or says too little.
 /// Redirects are followed here, whatever the transport (at most 10 hops, each asking for the same bytes;
 /// `Authorization` and `Cookie` only to the resource's own host), and the final URL is remembered for the
-/// next range requests of the same resource.
+/// next range requests of the same resource. A host that answers `429` or `503` with `Retry-After` gets no
+/// request until then, and after a `429` no more requests a second than it took before it refused
+/// (`HostPacing`); a request that would wait longer than 2 s for its turn fails with the host's status instead.
 public final class HTTPOrigin: Origin {
     private let transport: any HTTPTransport
     private let modifier: RequestModifier?
     private let timeout: TimeInterval
     private let finalURLs = LockedBox<[URL: URL]>([:])
+    /// What each host said about how often it may be asked (`429`, `503`, `Retry-After`).
+    let pacing = HostPacing()
     /// A body not worth reading is still read up to this size rather than dropped: a transfer that ends
     /// leaves its connection open for the next request, one cancelled closes it.
     private static let drainLimit = 64 * 1024
@@ -153,7 +157,7 @@ public final class HTTPOrigin: Origin {
         if remembered != nil { HTTPRedirectPolicy.withholdCredentials(from: &request, unlessSentTo: url.host) }
         let firstURL = request.url
 
-        var response = try await transport.send(request)
+        var response = try await sendPaced(request)
         var head = OriginResponseHead(response)
         var hops = 0
         while let next = try HTTPRedirectPolicy.request(following: head, from: request, credentialsHost: url.host) {
@@ -163,7 +167,7 @@ public final class HTTPOrigin: Origin {
             }
             await Self.drain(response.body)
             request = next
-            response = try await transport.send(request)
+            response = try await sendPaced(request)
             head = OriginResponseHead(response)
         }
 
@@ -175,6 +179,19 @@ public final class HTTPOrigin: Origin {
             _ = finalURLs.withLock { $0.removeValue(forKey: url) }
         }
         return (head, response.body)
+    }
+
+    /// Sends `request` when its host's pacing allows (`HostPacing`), and tells the pacing of a refusal.
+    private func sendPaced(_ request: URLRequest) async throws -> HTTPTransportResponse {
+        guard let url = request.url else { return try await transport.send(request) }
+        let sentAt = try await pacing.takeTurn(for: url)
+        let response = try await transport.send(request)
+        if response.status == 429 || response.status == 503 {
+            pacing.refused(
+                url, status: response.status, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
+                sentAt: sentAt)
+        }
+        return response
     }
 
     /// Reads and discards a body up to `drainLimit`, then lets it go (cancelling whatever is left).

@@ -32,19 +32,23 @@ extension EngineState {
     /// not; infinite: until a player's wait ends).
     ///
     /// - An abandoned request whose grace is over ends here (`expireAbandoned`), and so does one while a player
-    ///   waits elsewhere and none reads this resource: it would take the link the player waits on.
+    ///   waits elsewhere and none reads this resource (it would take the link the player waits on), and one
+    ///   with more than a first request's size left on a connection shared by several requests (`multiplexed`,
+    ///   HTTP/2: an unread stream is not paused, it takes its window, 8 MiB with AsyncHTTPClient).
     /// - With `readAheadLimit` (the origin's bodies pause while unread), a request that stored that much beyond
     ///   its farthest reader waits for it, `longestHoldAhead` at most.
     /// - A pause for playback lasts `maximumPause` at most; an abandoned request's hold lasts its grace, however
     ///   long.
     mutating func hold(
-        fetch id: Int, heldSince: Double, playbackNeed: Double, at now: Double, readAheadLimit: Int64? = nil
+        fetch id: Int, heldSince: Double, playbackNeed: Double, at now: Double, readAheadLimit: Int64? = nil,
+        multiplexed: Bool = false
     ) -> Hold {
         outgrewItsFirstSize(fetch: id, at: now)
-        if let since = abandonedSince(fetch: id) {
+        if let since = abandonedSince(fetch: id), let fetch = fetches[id] {
             let end = since + policy.abandonedRequestGrace
             let playerWaitsElsewhere = playbackNeed.isInfinite && !readers.values.contains { !$0.isPrefetch }
-            guard now >= end || playerWaitsElsewhere else { return .abandoned(until: end) }
+            let takesItsWindow = multiplexed && fetch.end - fetch.position > policy.firstRequestSize
+            guard now >= end || playerWaitsElsewhere || takesItsWindow else { return .abandoned(until: end) }
             expireAbandoned(fetch: id, byItsOwnTask: true)
             return .expired
         }

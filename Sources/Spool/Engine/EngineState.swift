@@ -120,24 +120,14 @@ struct EngineState {
     /// information: records it, and the request as running from where its body starts, for readers to join
     /// (none waits on it yet). It runs on if they leave, unless it was sized for a whole read and one joined.
     /// The discovery's task goes on as its first try. Returns the request's id.
-    ///
-    /// A request that asked for a read's rest because the origin's bodies pause while unread
-    /// (`Discovery.unjoinedEnd`) is cut to the size it would have had otherwise when the response says they do
-    /// not (`bodiesPause` false: it came over HTTP/2).
     @discardableResult
-    mutating func openDiscovered(
-        _ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>, bodiesPause: Bool = true
-    ) -> Int {
+    mutating func openDiscovered(_ answered: ContentInfo, servedFrom offset: Int64, requested: Range<Int64>) -> Int {
         let wholeRead = discovery.running?.extent == .whole
-        var unjoinedEnd = discovery.running?.unjoinedEnd
+        let unjoinedEnd = discovery.running?.unjoinedEnd
         discovery.running = nil
-        var end = max(offset, requested.upperBound)
-        if !bodiesPause, let cut = unjoinedEnd {
-            (end, unjoinedEnd) = (max(offset, cut), nil)
-        }
         let id = makeID()
         fetches[id] = Fetch(
-            position: offset, end: end, interested: [], outlivesReaders: true,
+            position: offset, end: max(offset, requested.upperBound), interested: [], outlivesReaders: true,
             outlivesOnlyUntilJoined: wholeRead || unjoinedEnd != nil, unjoinedEnd: unjoinedEnd)
         emit(.discoveryBecame(fetch: id))
         // Callers waiting for the content information find it.

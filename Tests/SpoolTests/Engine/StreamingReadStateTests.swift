@@ -153,17 +153,19 @@ final class StreamingReadStateTests: XCTestCase {
         }
     }
 
-    func testAFirstRequestAnsweredOverHTTP2IsCutToItsFormerSize() {
-        var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
-        state.beginDiscovery(EngineState.Discovery(offset: 0, end: nil, extent: .mayStopEarly, began: 0))
-        var unknownHost = LinkEstimate()
-        unknownHost.pausesWhileUnread = true
-        _ = state.discoveryRequest(link: unknownHost, firstRequestSize: 1 << 20, originReadsFirst: true)
-        let fetch = state.openDiscovered(
-            ContentInfo(length: length, entityTag: "\"v1\""), servedFrom: 0,
-            requested: 0..<FetchPolicy.wholeRequestLimit, bodiesPause: false)
-        XCTAssertEqual(state.remaining(of: fetch), 0..<(1 << 20), "an unread stream does not pause: no longer")
-        XCTAssertEqual(state.cancels { $0.expireAllAbandoned() }, [], "and it runs to its end as first requests do")
+    func testALongRequestLeftOverHTTP2EndsAtOnce() {
+        var state = state()
+        let reader = state.addReader(requestedEnd: nil)
+        _ = state.driverStep(reader: reader, position: 0, link: pausing)
+        state.gained(ByteRangeSet([0..<(1 << 20)]))
+        guard case .wait(let started) = state.driverStep(reader: reader, position: 1 << 20, link: pausing),
+            let long = started.first?.id
+        else { return XCTFail("past probation, one request for the rest") }
+        _ = state.actions { $0.removeReader(reader, abandonAt: 100) }
+        XCTAssertEqual(state.hold(fetch: long, heldSince: 100, playbackNeed: 0, at: 100), .abandoned(until: 101.5))
+        XCTAssertEqual(
+            state.hold(fetch: long, heldSince: 100, playbackNeed: 0, at: 100, multiplexed: true), .expired,
+            "an unread stream takes its window")
     }
 
     func testClosingEndsAFirstRequestNobodyJoined() {

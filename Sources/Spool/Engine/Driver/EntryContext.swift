@@ -38,7 +38,8 @@ final class EntryContext: Sendable {
     /// What is known of the link to the origin, for the state's decisions: the link monitor's estimate of the
     /// host, and whether the origin's bodies pause while unread. Over a connection shared by several requests
     /// (HTTP/2) they do not, whatever the transport says: the connection is read for the other streams, and
-    /// AsyncHTTPClient lets an unread stream take its 8 MiB window.
+    /// AsyncHTTPClient lets an unread stream take its 8 MiB window. (A host's first request goes out before
+    /// that is known: over HTTP/2 it runs on while a reader reads it, and ends at once when left.)
     func linkEstimate() -> LinkEstimate {
         var estimate = environment.link.estimate(for: url)
         estimate.pausesWhileUnread = origin.readsPauseWhileUnread && !estimate.multiplexed

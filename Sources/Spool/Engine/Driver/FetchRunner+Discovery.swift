@@ -45,11 +45,7 @@ extension FetchRunner {
             return await failed(after: watch.explained(error), watch: watch)
         }
         // This task goes on as the new request's first try (`EngineAction.discoveryBecame`).
-        let bodiesPause = response.pausesWhileUnread && !response.multiplexed
-        let id = perform {
-            $0.state.openDiscovered(
-                response.info, servedFrom: response.offset, requested: requested, bodiesPause: bodiesPause)
-        }
+        let id = perform { $0.state.openDiscovered(response.info, servedFrom: response.offset, requested: requested) }
         await runTry(id, watch: watch, opened: response, sentAt: sent, isRetry: false)
     }
 

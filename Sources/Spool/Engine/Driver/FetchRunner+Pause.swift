@@ -17,8 +17,11 @@ extension FetchRunner {
     /// changing, a playback wait ending, or the moment the state named) and asks the state again.
     ///
     /// `readAheadLimit` is how far it may store ahead of its readers (`FetchPolicy.readAheadOfReaders`; `nil`:
-    /// as far as it goes).
-    func holdBack(fetch id: Int, pausing: Bool, readAheadLimit: Int64?, watch: StallWatch) async -> Bool {
+    /// as far as it goes); `multiplexed` says it shares its connection (HTTP/2), where an abandoned long request
+    /// ends at once.
+    func holdBack(fetch id: Int, pausing: Bool, readAheadLimit: Int64?, multiplexed: Bool, watch: StallWatch) async
+        -> Bool
+    {
         let (gate, link, url, clock) = (
             context.environment.gate, context.environment.link, context.url, environment.clock
         )
@@ -38,7 +41,7 @@ extension FetchRunner {
                 (
                     entry.state.hold(
                         fetch: id, heldSince: heldSince, playbackNeed: playbackNeed, at: now,
-                        readAheadLimit: readAheadLimit),
+                        readAheadLimit: readAheadLimit, multiplexed: multiplexed),
                     entry.holdWakeups
                 )
             }

@@ -171,7 +171,8 @@ struct FetchRunner: Sendable {
                         (readAheadLimit, limitSetAt) = (self.readAheadLimit(for: response), arrivedAt)
                     }
                     let goesOn = await holdBack(
-                        fetch: id, pausing: response.pausesWhileUnread, readAheadLimit: readAheadLimit, watch: watch)
+                        fetch: id, pausing: response.pausesWhileUnread, readAheadLimit: readAheadLimit,
+                        multiplexed: response.multiplexed, watch: watch)
                     // Readers waiting here take the bytes now; the write stores the same ones.
                     context.arrived(chunk, at: arrivedAt, fetch: id)
                     arrivedAt += Int64(chunk.count)

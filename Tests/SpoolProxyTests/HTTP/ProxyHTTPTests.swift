@@ -197,9 +197,15 @@ final class ProxyHTTPTests: XCTestCase {
             (410, [:]), (451, [:]), (429, ["Retry-After": "7"]), (503, ["Retry-After": "120"]),
         ]
         for (status, fields) in cases {
-            origin.behaviour.serverErrorStatus = status
-            origin.behaviour.serverErrorFields = fields
-            let answer = try await Curl.fetch(try fixture.proxy.url(for: origin.url(for: "/track.mp3")))
+            // A host that said 429 or 503 with `Retry-After` gets no request until then (`HostPacing`): those two
+            // are hosts of their own.
+            let holds = fields["Retry-After"] != nil
+            let asked = holds ? try TestOrigin() : origin
+            defer { if holds { asked.stop() } }
+            asked.serve(.generated(length: 5000, seed: 3), at: "/track.mp3", contentType: "audio/mpeg")
+            asked.behaviour.serverErrorStatus = status
+            asked.behaviour.serverErrorFields = fields
+            let answer = try await Curl.fetch(try fixture.proxy.url(for: asked.url(for: "/track.mp3")))
             XCTAssertEqual(answer.status, status)
             for (name, value) in fields { XCTAssertEqual(answer.headers[name.lowercased()], value, "\(status)") }
             XCTAssertTrue(String(decoding: answer.body, as: UTF8.self).hasSuffix("the origin answered \(status)\n"))

@@ -67,7 +67,9 @@ final class HostPacingTests: XCTestCase {
         XCTAssertEqual(head, fixture.bytes(0..<100_000))
         fixture.origin.behaviour.serverErrorStatus = 429
         fixture.origin.behaviour.serverErrorFields = ["Retry-After": "30"]
-        let (_, refused) = await collectUntilFailure(cache.read(fixture.url, from: 500_000, length: 100_000))
+        // A read shorter than a piece sends one request: with two, the second may still be on its way to the origin
+        // when the first's refusal fails the read, and the count below would race it.
+        let (_, refused) = await collectUntilFailure(cache.read(fixture.url, from: 500_000, length: 10_000))
         XCTAssertEqual(refused as? SpoolError, .httpStatus(429, retryAfter: "30"))
         let asked = fixture.origin.requestCount
         // The host said 30 s: another read of bytes not stored fails at once, without asking it again.

@@ -42,6 +42,9 @@ extension LockRank {
     package static let entry = LockRank(level: 50, name: "EntryContext.locked")
     /// One URLSession transfer's launch, under which the transport registers it (its `transfers`, a leaf).
     package static let transferLaunch = LockRank(level: 900, name: "URLSessionTransport.launch")
+    /// A body URLSession pushes (`PushedBody`), under which its transfer is paused or resumed (URLSession takes
+    /// none of the package's locks) and its reader handed a chunk.
+    package static let pushedBody = LockRank(level: 950, name: "PushedBody.state")
     /// A lock under which nothing else is taken: held for its own type's bookkeeping, calling nothing outside
     /// it. Two leaves are never nested.
     package static let leaf = LockRank(level: 1_000, name: "a leaf lock")

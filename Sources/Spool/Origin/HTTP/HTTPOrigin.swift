@@ -71,8 +71,8 @@ public final class HTTPOrigin: Origin {
     /// `Content-Range`: the first `GET` tells everything a `HEAD` would.
     public var canReadBeforeContentInfo: Bool { true }
 
-    /// As the transport's bodies do (`HTTPTransport.pausesUnreadBodies`): AsyncHTTPClient's stop, URLSession's
-    /// do not.
+    /// As the transport's bodies do (`HTTPTransport.pausesUnreadBodies`): AsyncHTTPClient's stop, and
+    /// URLSession's on Apple's platforms (their tasks suspend), not on Linux.
     public var readsPauseWhileUnread: Bool { transport.pausesUnreadBodies }
 
     public func read(_ request: OriginReadRequest) async throws -> OriginReadResponse {

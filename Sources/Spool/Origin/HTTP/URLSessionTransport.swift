@@ -8,18 +8,40 @@ import FoundationNetworking
 /// response head and a stream of body chunks per task, as the bytes arrive. (`URLSession.bytes(for:)` does
 /// not exist in FoundationNetworking.)
 ///
-/// URLSession pushes chunks as fast as the network delivers them and the stream buffers them: there is no
-/// backpressure, so a reader slower than the network holds the difference in memory.
+/// URLSession pushes chunks as fast as the network delivers them. On Apple's platforms a body holding
+/// `pauseAbove` bytes its reader has not taken suspends its task, and the task resumes once the reader has
+/// taken all but `resumeBelow` (`PushedBody`): a suspended task "produces no network traffic" (the
+/// documentation of `URLSessionTask.suspend()`), so the socket's receive window stops the server, and a
+/// request the engine holds back holds back the link. Apple's own OpenAPI transport for URLSession bounds its
+/// response bodies the same way from iOS 15 and macOS 12. FoundationNetworking suspends a task by taking it
+/// off libcurl and resumes it by sending the request again from its start, so on Linux bodies never pause:
+/// a reader slower than the network holds the difference in memory.
 final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate, @unchecked Sendable {
     /// One running task's plumbing.
     private final class Transfer: @unchecked Sendable {
         var head: CheckedContinuation<HTTPURLResponse, any Error>?
-        let body: AsyncThrowingStream<Data, any Error>.Continuation
+        /// Weak: the stream the engine reads holds the body, and dropping it cancels the task.
+        weak var body: PushedBody?
 
-        init(body: AsyncThrowingStream<Data, any Error>.Continuation) {
+        init(body: PushedBody) {
             self.body = body
         }
     }
+
+    #if canImport(FoundationNetworking)
+    /// Whether a task's transfer pauses while its body is unread: not where resuming starts it over.
+    static let pausesTransfers = false
+    #else
+    /// Whether a task's transfer pauses while its body is unread.
+    static let pausesTransfers = true
+    #endif
+    /// Unread bytes at which a body suspends its task: more than a chunk or two, so that a reader that keeps
+    /// up never pauses the transfer, and little beside the engine's own read-ahead bound.
+    static let pauseAbove = 256 * 1024
+    /// Unread bytes at which a suspended task resumes: what its socket receives while the resume reaches it.
+    static let resumeBelow = 64 * 1024
+
+    var pausesUnreadBodies: Bool { Self.pausesTransfers }
 
     /// Whether a task was started or its caller cancelled first.
     private enum Launch {
@@ -58,10 +80,17 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
     /// Sends `request`; returns when the response head has arrived. The body stream cancels the task when
     /// its consumer stops iterating; so does cancelling the calling task before the head arrives.
     private func start(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
-        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let task = session.dataTask(with: request)
-        let transfer = Transfer(body: continuation)
-        continuation.onTermination = { @Sendable _ in task.cancel() }
+        let body = PushedBody(
+            flow: BodyFlow(pauseAbove: Self.pausesTransfers ? Self.pauseAbove : nil, resumeBelow: Self.resumeBelow),
+            control: { action in
+                switch action {
+                case .pause: task.suspend()
+                case .resume: task.resume()
+                }
+            },
+            cancel: { task.cancel() })
+        let transfer = Transfer(body: body)
         // A task cancelled before `resume()` does not reliably report its completion in FoundationNetworking,
         // so the head could be waited for forever: starting and cancelling happen under one lock, and a
         // cancellation that comes first means the task is never registered nor started.
@@ -85,7 +114,7 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
                 launch = .cancelled
             }
         }
-        return (response, stream)
+        return (response, body.stream)
     }
 
     private func transfer(for task: URLSessionTask) -> Transfer? {
@@ -99,19 +128,24 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         guard let transfer = transfer(for: dataTask) else { return completionHandler(.cancel) }
-        let head = transfer.head
+        guard let head = transfer.head else {
+            // A second response to one task: it started over (after a pause), and its bytes would be the
+            // start's again, where the reader expects the next ones.
+            transfer.body?.finish(throwing: SpoolError.invalidResponse("the transfer started over after a pause"))
+            return completionHandler(.cancel)
+        }
         transfer.head = nil
         if let http = response as? HTTPURLResponse {
-            head?.resume(returning: http)
+            head.resume(returning: http)
             completionHandler(.allow)
         } else {
-            head?.resume(throwing: SpoolError.invalidResponse("not an HTTP response"))
+            head.resume(throwing: SpoolError.invalidResponse("not an HTTP response"))
             completionHandler(.cancel)
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        transfer(for: dataTask)?.body.yield(data)
+        transfer(for: dataTask)?.body?.receive(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -122,7 +156,7 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
             transfer.head = nil
             head.resume(throwing: failure ?? SpoolError.invalidResponse("no response"))
         }
-        if let failure { transfer.body.finish(throwing: failure) } else { transfer.body.finish() }
+        transfer.body?.finish(throwing: failure)
     }
 
     /// Declines every redirect, so the 3xx response itself arrives: `HTTPOrigin` follows it under the same

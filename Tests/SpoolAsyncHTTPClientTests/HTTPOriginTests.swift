@@ -384,3 +384,72 @@ final class HTTPOriginOverAsyncHTTPClientTests: HTTPOriginTests {
         try await super.testDroppingABodyClosesItsConnection()
     }
 }
+
+/// `HTTPOriginTests` over URLSession as on Apple's platforms, whose bodies pause (`PushingTransport`).
+final class HTTPOriginOverPushedBodiesTests: HTTPOriginTests {
+    override var transport: OriginTransport { .pushedBodies }
+
+    override func testContentInformationFromHead() async throws {
+        try await super.testContentInformationFromHead()
+    }
+
+    override func testRefusedHeadFallsBackToATwoByteRange() async throws {
+        try await super.testRefusedHeadFallsBackToATwoByteRange()
+    }
+
+    override func testLowercaseHeaderNamesAndNoContentLength() async throws {
+        try await super.testLowercaseHeaderNamesAndNoContentLength()
+    }
+
+    override func testRedirectIsFollowedAndRememberedUnderTheOriginalKey() async throws {
+        try await super.testRedirectIsFollowedAndRememberedUnderTheOriginalKey()
+    }
+
+    override func testRedirectKeepsRangeValidatorAndSameHostCredentials() async throws {
+        try await super.testRedirectKeepsRangeValidatorAndSameHostCredentials()
+    }
+
+    override func testCredentialsNeverFollowARedirectToAnotherHost() async throws {
+        try await super.testCredentialsNeverFollowARedirectToAnotherHost()
+    }
+
+    override func testEndlessRedirectsFailAfterTheHopLimit() async throws {
+        try await super.testEndlessRedirectsFailAfterTheHopLimit()
+    }
+
+    override func testModifierHeadersReachEveryRequestAndNeverTheDisk() async throws {
+        try await super.testModifierHeadersReachEveryRequestAndNeverTheDisk()
+    }
+
+    override func testAppSuppliedCacheKey() async throws {
+        try await super.testAppSuppliedCacheKey()
+    }
+
+    override func testUnsupportedSchemesAndUnreachableOrigins() async throws {
+        try await super.testUnsupportedSchemesAndUnreachableOrigins()
+    }
+
+    override func testRangeNotSatisfiable() async throws {
+        try await super.testRangeNotSatisfiable()
+    }
+
+    override func testSilentOriginTimesOut() async throws {
+        try await super.testSilentOriginTimesOut()
+    }
+
+    override func testStalledBodyTimesOut() async throws {
+        try await super.testStalledBodyTimesOut()
+    }
+
+    override func testCancellingTheCallerBeforeTheHeadThrowsCancellationError() async throws {
+        try await super.testCancellingTheCallerBeforeTheHeadThrowsCancellationError()
+    }
+
+    override func testAReadCancelledBeforeItStartsEndsAtOnceWithoutARequest() async throws {
+        try await super.testAReadCancelledBeforeItStartsEndsAtOnceWithoutARequest()
+    }
+
+    override func testDroppingABodyClosesItsConnection() async throws {
+        try await super.testDroppingABodyClosesItsConnection()
+    }
+}

@@ -154,3 +154,22 @@ final class LinkOverAsyncHTTPClientTests: LinkTests {
         try await super.testEightReadsOverASharedSlowLinkFetchEachByteOnce()
     }
 }
+
+/// The same over URLSession as on Apple's platforms, whose bodies pause (`PushingTransport`).
+final class LinkOverPushedBodiesTests: LinkTests {
+    override var transport: OriginTransport { .pushedBodies }
+
+    // Linux test discovery does not see inherited test methods.
+    override func testAColdReadAsksNoHeadAndReusesItsConnections() async throws {
+        try await super.testAColdReadAsksNoHeadAndReusesItsConnections()
+    }
+    override func testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt() async throws {
+        try await super.testABlackoutAndResetsDelayAReadButNeitherFailsItNorCorruptsIt()
+    }
+    override func testAStalledConnectionIsReplacedWhileOthersFlow() async throws {
+        try await super.testAStalledConnectionIsReplacedWhileOthersFlow()
+    }
+    override func testEightReadsOverASharedSlowLinkFetchEachByteOnce() async throws {
+        try await super.testEightReadsOverASharedSlowLinkFetchEachByteOnce()
+    }
+}

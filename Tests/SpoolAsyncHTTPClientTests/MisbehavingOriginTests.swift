@@ -192,3 +192,40 @@ final class MisbehavingOriginOverAsyncHTTPClientTests: MisbehavingOriginTests {
         try await super.testThrottledOriginStreamsBytesAsTheyArrive()
     }
 }
+
+/// `MisbehavingOriginTests` over URLSession as on Apple's platforms, whose bodies pause (`PushingTransport`).
+final class MisbehavingOriginOverPushedBodiesTests: MisbehavingOriginTests {
+    override var transport: OriginTransport { .pushedBodies }
+
+    override func testServerIgnoringRangesStillGivesCorrectBytes() async throws {
+        try await super.testServerIgnoringRangesStillGivesCorrectBytes()
+    }
+
+    override func testServerErrorIsReportedAndNothingIsCached() async throws {
+        try await super.testServerErrorIsReportedAndNothingIsCached()
+    }
+
+    override func testDroppedConnectionsResumeWhereTheyBroke() async throws {
+        try await super.testDroppedConnectionsResumeWhereTheyBroke()
+    }
+
+    override func testConnectionDroppedBeforeAnyByteFailsClearly() async throws {
+        try await super.testConnectionDroppedBeforeAnyByteFailsClearly()
+    }
+
+    override func testShortBodyNeverYieldsWrongBytes() async throws {
+        try await super.testShortBodyNeverYieldsWrongBytes()
+    }
+
+    override func testChangedContentIsDetectedAndOldBytesDropped() async throws {
+        try await super.testChangedContentIsDetectedAndOldBytesDropped()
+    }
+
+    override func testShrunkResourceGivesAClearError() async throws {
+        try await super.testShrunkResourceGivesAClearError()
+    }
+
+    override func testThrottledOriginStreamsBytesAsTheyArrive() async throws {
+        try await super.testThrottledOriginStreamsBytesAsTheyArrive()
+    }
+}

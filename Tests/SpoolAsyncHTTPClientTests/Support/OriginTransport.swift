@@ -9,6 +9,8 @@ enum OriginTransport: String, Sendable {
     case urlSession
     /// AsyncHTTPClient, from `SpoolAsyncHTTPClient`.
     case asyncHTTPClient
+    /// URLSession as on Apple's platforms, whose bodies pause (`PushingTransport`).
+    case pushedBodies
 
     /// A new origin over this transport (its own session or client, as after a restart); an AsyncHTTPClient
     /// is shut down when `test` ends.
@@ -20,6 +22,10 @@ enum OriginTransport: String, Sendable {
             return HTTPOrigin(modifier: modifier, timeout: timeout)
         case .asyncHTTPClient:
             let transport = AsyncHTTPClientTransport()
+            test.addTeardownBlock { await transport.shutdown() }
+            return HTTPOrigin(transport: transport, modifier: modifier, timeout: timeout)
+        case .pushedBodies:
+            let transport = PushingTransport()
             test.addTeardownBlock { await transport.shutdown() }
             return HTTPOrigin(transport: transport, modifier: modifier, timeout: timeout)
         }

@@ -9,7 +9,8 @@ import Foundation
 /// little at a time. What an abandoned read wastes is about what was in flight, so this also bounds the
 /// waste per seek to about one bandwidth-delay product (`bandwidthDelayMultiple` trades the two). Once a read
 /// has consumed `probation`, its pieces also grow with what it consumed (`readAheadRatio`), as far as
-/// `longestPieceTime` of the link allows, so a long read runs in few, large requests. Before anything is known of a
+/// `longestPieceTime` of the link allows, so a long read runs in few, large requests; over a connection that
+/// multiplexes (HTTP/2), where an abandoned request ends with its stream alone, they grow to half of it. Before anything is known of a
 /// host, a read's first request asks for
 /// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
 ///
@@ -170,7 +171,14 @@ package struct FetchPolicy: Sendable, Hashable {
     func readAhead(afterConsuming consumed: Int64, link: LinkEstimate) -> (window: Int64, piece: Int64) {
         var grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
         var worthARequest: Int64 = 0
-        if let rate = link.bytesPerSecond {
+        if link.multiplexed {
+            // On a shared connection an abandoned request ends at once with its stream, not its connection:
+            // what it wastes and what a seek waits behind are its bytes in flight, whatever its length. So a
+            // long read's pieces grow with what it consumed, half of it, in few requests. (Grown from the start
+            // of a read instead, a 20-seek session over mobile HTTP/2 moved 2.90 link bytes per byte played
+            // against 1.73, and ffmpeg's first frame took 1.93 x direct's time: seeks' reads are short.)
+            grown = consumed >= probation ? consumed / 2 : 0
+        } else if let rate = link.bytesPerSecond {
             grown = min(grown, Int64((rate * longestPieceTime).rounded()))
         }
         // A single response's delivery rate is a lower bound of the link's, known after one response, so

@@ -117,4 +117,19 @@ final class PushedBodyTests: XCTestCase {
         }
         XCTAssertEqual(finished.recorded, [], "a body read to its end cancels nothing")
     }
+
+    func testAnEndAndACancellationAtOnceNeitherDeadlockNorLoseTheReader() async throws {
+        // The transport ends a body on its delegate's thread while the reader's task is cancelled on another:
+        // a resume under the body's lock once met a cancellation handler waiting for it (each holding what the
+        // other needed). Every round must end, with the reader told one of the two.
+        for round in 0..<10_000 {
+            let body = TransferLog().body(pauseAbove: 100, resumeBelow: 40)
+            let reader = Task { try await body.next() }
+            let ender = Thread { round.isMultiple(of: 2) ? body.finish() : body.receive(Data([1])) }
+            ender.start()
+            reader.cancel()
+            let outcome = await reader.result
+            if case .failure(let error) = outcome { XCTAssertTrue(error is CancellationError, "\(error)") }
+        }
+    }
 }

@@ -99,13 +99,14 @@ struct IndexWriter: Sendable {
     }
 
     /// Takes in the bytes another process's record `theirs` claims that this engine lacks (see
-    /// `EngineState.otherRecordRead`); returns whether there were any.
-    private func adopt(_ theirs: EntryRecord) -> Bool {
+    /// `EngineState.otherRecordRead`), under the entry's lock; returns whether there were any. `stamp`, the
+    /// record's as read, is kept as seen once the record was taken in or brought nothing new.
+    private func adopt(_ theirs: EntryRecord, stamp: [Int64]? = nil) -> Bool {
         context.locked.withLock { entry -> Bool in
-            guard
-                entry.state.otherRecordRead(EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info)
-                    == .adopted
-            else { return false }
+            let outcome = entry.state.otherRecordRead(
+                EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info)
+            if outcome != .later, let stamp { entry.recordStamp = stamp }
+            guard outcome == .adopted else { return false }
             entry.readerWakeups &+= 1
             return true
         }
@@ -119,19 +120,6 @@ struct IndexWriter: Sendable {
         guard context.locked.withLock({ stamp != $0.recordStamp && !$0.state.isResetting }),
             let theirs = context.store.record(key: context.key), theirs.keyCheck == context.environment.codec.keyCheck
         else { return false }
-        return context.locked.withLock { entry -> Bool in
-            switch entry.state.otherRecordRead(
-                EntryClaims(ranges: theirs.ranges, edges: theirs.edgeSums), of: theirs.info)
-            {
-            case .later: return false
-            case .nothingNew:
-                entry.recordStamp = stamp
-                return false
-            case .adopted:
-                entry.recordStamp = stamp
-                entry.readerWakeups &+= 1
-                return true
-            }
-        }
+        return adopt(theirs, stamp: stamp)
     }
 }

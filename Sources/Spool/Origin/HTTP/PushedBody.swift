@@ -5,7 +5,10 @@ import Foundation
 /// when the reader stops: its task is cancelled, or the stream is dropped.
 ///
 /// The transfer's pause and resume are performed under the body's lock, in the order they were decided: done
-/// after it, a resume decided after a pause could reach the transfer first and leave it paused for good.
+/// after it, a resume decided after a pause could reach the transfer first and leave it paused for good. A
+/// waiting reader is resumed after the lock is released, never under it: resuming a task takes that task's
+/// status lock, which a cancellation holds while its handler takes the body's lock (a deadlock the test suite
+/// met, with the delivery's `finish` on one thread and the reader's cancellation on another).
 final class PushedBody: Sendable {
     private struct State {
         var flow: BodyFlow
@@ -49,28 +52,29 @@ final class PushedBody: Sendable {
     /// Takes `data`, the transfer's next bytes.
     func receive(_ data: Data) {
         guard !data.isEmpty else { return }
-        state.withLock { state in
-            guard state.end == nil, !state.cancelled else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard state.end == nil, !state.cancelled else { return nil }
             if let waiter = state.waiter {
                 // Handed over at once: it was never buffered.
                 state.waiter = nil
-                waiter.resume(returning: data)
-                return
+                return waiter
             }
             state.chunks.append(data)
             if let action = state.flow.received(data.count) { control(action) }
+            return nil
         }
+        waiter?.resume(returning: data)
     }
 
     /// Ends the body after the chunks received so far: its end, or `failure`.
     func finish(throwing failure: (any Error)? = nil) {
-        state.withLock { state in
-            guard state.end == nil else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard state.end == nil else { return nil }
             state.end = failure.map { .failure($0) } ?? .success(())
-            guard let waiter = state.waiter else { return }
-            state.waiter = nil
-            if let failure { waiter.resume(throwing: failure) } else { waiter.resume(returning: nil) }
+            defer { state.waiter = nil }
+            return state.waiter
         }
+        if let failure { waiter?.resume(throwing: failure) } else { waiter?.resume(returning: nil) }
     }
 
     /// The next chunk, `nil` after the last; throws the transfer's failure, or `CancellationError` when the
@@ -78,7 +82,7 @@ final class PushedBody: Sendable {
     func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
-                state.withLock { state in
+                let outcome = state.withLock { state -> Result<Data?, any Error>? in
                     if state.taken < state.chunks.count {
                         let chunk = state.chunks[state.taken]
                         state.taken += 1
@@ -87,18 +91,18 @@ final class PushedBody: Sendable {
                             state.taken = 0
                         }
                         if let action = state.flow.taken(chunk.count) { control(action) }
-                        waiter.resume(returning: chunk)
-                    } else if state.cancelled {
-                        waiter.resume(throwing: CancellationError())
-                    } else if let end = state.end {
-                        switch end {
-                        case .success: waiter.resume(returning: nil)
-                        case .failure(let failure): waiter.resume(throwing: failure)
-                        }
-                    } else {
+                        return .success(chunk)
+                    }
+                    if state.cancelled { return .failure(CancellationError()) }
+                    switch state.end {
+                    case .success?: return .success(nil)
+                    case .failure(let failure)?: return .failure(failure)
+                    case nil:
                         state.waiter = waiter
+                        return nil
                     }
                 }
+                if let outcome { waiter.resume(with: outcome) }
             }
         } onCancel: {
             let (cancels, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Data?, any Error>?) in

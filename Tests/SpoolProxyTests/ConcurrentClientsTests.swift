@@ -145,9 +145,12 @@ final class ConcurrentClientsTests: XCTestCase {
             """)
         XCTAssertEqual(served, requested, "bytes received")
         // The cache was empty, so every requested byte came from the origin once; readers of the same bytes
-        // share one origin request, so there is no second copy. 2 % covers piece rounding at range edges.
+        // share one origin request, so there is no second copy. What is over is what requests cut short or left
+        // had in flight: a read is one request (AsyncHTTPClient's bodies pause), and one cut where another reader
+        // starts inside it, or left by its reader, wastes what the sockets held, which loopback's autotuned
+        // buffers make megabytes. Eight runs: 1.000 × the union in four, 1.029–1.040 in the others; 5 % bounds it.
         XCTAssertGreaterThanOrEqual(originBytes, union.byteCount)
-        XCTAssertLessThanOrEqual(originBytes, union.byteCount + union.byteCount / 50, "origin bytes vs requested union")
+        XCTAssertLessThanOrEqual(originBytes, union.byteCount + union.byteCount / 20, "origin bytes vs requested union")
         XCTAssertGreaterThan(baseline, 0, "the resident memory of spool serve once up (Linux /proc)")
         return Session(growth: peak - baseline)
     }

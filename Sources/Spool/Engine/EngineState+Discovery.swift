@@ -71,7 +71,12 @@ extension EngineState {
         // link carries until the requests sent on its head deliver), or a first request's size for a host
         // nothing is known of.
         let ahead = policy.readAhead(afterConsuming: 0, link: link)
-        var size = link.roundTrip == nil ? firstRequestSize : ahead.window + ahead.piece
+        // Over a multiplexed link a read's first piece is a first request's size, but a resource's first read
+        // is often a player's probe of its header: ffmpeg leaves it for a `moov` at the end, and the request,
+        // kept for its return, would share the link with the tail's. It asks for a window and a smallest
+        // piece, as elsewhere.
+        let piece = link.multiplexed ? policy.smallestPiece(link) : ahead.piece
+        var size = link.roundTrip == nil ? firstRequestSize : ahead.window + piece
         if wanted.extent == .whole { size = FetchPolicy.wholeRequestLimit }
         var unjoinedEnd: Int64?
         if link.pausesWhileUnread, wanted.extent != .whole {

@@ -10,9 +10,10 @@ import Foundation
 /// waste per seek to about one bandwidth-delay product (`bandwidthDelayMultiple` trades the two). Once a read
 /// has consumed `probation`, its pieces also grow with what it consumed (`readAheadRatio`), as far as
 /// `longestPieceTime` of the link allows, so a long read runs in few, large requests; over a connection that
-/// multiplexes (HTTP/2), where an abandoned request ends with its stream alone, they grow to half of it. Before anything is known of a
-/// host, a read's first request asks for
-/// `firstRequestSize`, and that request's response carries the content information: no `HEAD` first.
+/// multiplexes (HTTP/2), where an abandoned request ends with its stream alone, they start at `firstRequestSize`
+/// and grow to what it consumed, asked for a product before the current one ends. Before anything is known of a
+/// host, a read's first request asks for `firstRequestSize`, and that request's response carries the content
+/// information: no `HEAD` first.
 ///
 /// Where the origin's bodies pause while unread (`Origin.readsPauseWhileUnread`: AsyncHTTPClient, and URLSession
 /// on Apple's platforms), a read fetches as a player does instead: its first request asks for its rest (up to
@@ -170,26 +171,18 @@ package struct FetchPolicy: Sendable, Hashable {
     /// its reader: pieces are a quarter of the product, the least that keeps a handful of connections busy.
     func readAhead(afterConsuming consumed: Int64, link: LinkEstimate) -> (window: Int64, piece: Int64) {
         var grown = consumed >= probation ? Int64(Double(consumed) * readAheadRatio) : 0
-        var worthARequest: Int64 = 0
         if link.multiplexed {
-            // On a shared connection an abandoned request ends at once with its stream, not its connection:
-            // what it wastes and what a seek waits behind are its bytes in flight, whatever its length. So a
-            // long read's pieces grow with what it consumed, half of it, in few requests. (Grown from the start
-            // of a read instead, a 20-seek session over mobile HTTP/2 moved 2.90 link bytes per byte played
-            // against 1.73, and ffmpeg's first frame took 1.93 x direct's time: seeks' reads are short.)
-            grown = consumed >= probation ? consumed / 2 : 0
+            // On a shared connection an abandoned request ends with its stream, not its connection: what it
+            // wastes and what a seek waits behind are its bytes in flight. So a read's pieces start at a first
+            // request's size and double with what it consumed: a seek's read (most end within a few hundred
+            // KiB) in one or two requests, a long read in a handful.
+            grown = max(firstRequestSize, consumed)
         } else if let rate = link.bytesPerSecond {
             grown = min(grown, Int64((rate * longestPieceTime).rounded()))
         }
-        // A single response's delivery rate is a lower bound of the link's, known after one response, so
-        // a fast link's pieces grow from the first few requests on rather than after megabytes.
-        if let rate = [link.bytesPerSecond, link.deliveryBytesPerSecond].compactMap({ $0 }).max() {
-            worthARequest = min(Self.requestCostPieceLimit, Int64((rate * Self.requestCost).rounded()))
-        }
+        let piece = min(maximumPieceSize, max(smallestPiece(link), grown))
         let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
         let product = link.roundTrip.map { rate * $0 }
-        let base = product.map { Int64(($0 / 4).rounded()) } ?? firstRequestSize / 2
-        let piece = min(maximumPieceSize, max(initialPieceSize, base, grown, worthARequest))
         guard let roundTrip = link.roundTrip, let product else {
             return (max(firstRequestSize, piece + piece / 2), piece)
         }
@@ -215,7 +208,25 @@ package struct FetchPolicy: Sendable, Hashable {
             extraWait = link.spareConnections > 0 ? 0 : max(link.connectionSetup ?? roundTrip, roundTrip / 2)
         }
         let fill = Int64((product * bandwidthDelayMultiple + rate * extraWait).rounded())
+        // Over HTTP/2 the next piece is asked for when the reader comes within a product of the current one's
+        // end: with a window of 1.5 pieces, as below, a read's second piece would go out as it starts, 512 KiB
+        // more per seek.
+        if link.multiplexed { return (fill, piece) }
         return (max(fill, piece + piece / 2), piece)
+    }
+
+    /// The smallest piece a read asks for over `link`: a quarter of the link's bandwidth-delay product (half a
+    /// first request before a round trip is measured), at least what arrives in a request's cost.
+    func smallestPiece(_ link: LinkEstimate) -> Int64 {
+        // A single response's delivery rate is a lower bound of the link's, known after one response, so
+        // a fast link's pieces grow from the first few requests on rather than after megabytes.
+        var worthARequest: Int64 = 0
+        if let rate = [link.bytesPerSecond, link.deliveryBytesPerSecond].compactMap({ $0 }).max() {
+            worthARequest = min(Self.requestCostPieceLimit, Int64((rate * Self.requestCost).rounded()))
+        }
+        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let base = link.roundTrip.map { Int64((rate * $0 / 4).rounded()) } ?? firstRequestSize / 2
+        return min(maximumPieceSize, max(initialPieceSize, base, worthARequest))
     }
 
     /// The least a request runs ahead of its farthest reader before it is held back (`readAheadOfReaders`).

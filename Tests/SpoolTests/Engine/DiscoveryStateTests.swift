@@ -48,6 +48,8 @@ final class DiscoveryStateTests: XCTestCase {
         let first: Int64 = 512 * 1024
         let known = LinkEstimate(roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 4)
         let ahead = policy.readAhead(afterConsuming: 0, link: known)
+        var multiplexed = known
+        multiplexed.multiplexed = true
         let rows:
             [(
                 name: String, wanted: EngineState.Discovery, link: LinkEstimate, size: Int64, reads: Bool,
@@ -61,6 +63,11 @@ final class DiscoveryStateTests: XCTestCase {
                 (
                     "a known link: a window and a piece", discovery(offset: 1000), known, first, true,
                     .send(1000..<1000 + ahead.window + ahead.piece)
+                ),
+                (
+                    "a known multiplexed link: a window and the smallest piece, not a read's first (a probe's request)",
+                    discovery(offset: 1000), multiplexed, first, true,
+                    .send(1000..<1000 + policy.readAhead(afterConsuming: 0, link: multiplexed).window + 50_000)
                 ),
                 (
                     "a whole read: everything up to the limit", discovery(extent: .whole), unknownLink, first, true,

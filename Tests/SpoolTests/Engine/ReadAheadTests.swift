@@ -35,23 +35,39 @@ final class ReadAheadTests: XCTestCase {
                 0, 300_000, 50_000
             ),
             (
-                "broadband over HTTP/2, a long read: pieces of half what it consumed (an abandoned stream ends at once)",
+                "broadband over HTTP/2, a read's first piece: a first request's size; past a new stream's 64 KiB "
+                    + "window its bytes come a round trip on, which the window covers",
                 LinkEstimate(
                     roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
                     multiplexed: true),
-                4 * 1024 * Self.kibibyte, 3 * 1024 * Self.kibibyte, 2 * 1024 * Self.kibibyte
+                0, 400_000, 512 * Self.kibibyte
             ),
             (
-                "broadband over HTTP/2, pieces within a stream's initial window: their bytes come a round trip on",
+                "broadband over HTTP/2 with 8 MiB stream windows: the window is the product, shorter than a piece",
                 LinkEstimate(
                     roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
-                    multiplexed: true),
-                0, 200_000, 50_000
+                    multiplexed: true, initialStreamWindow: 8 << 20),
+                0, 200_000, 512 * Self.kibibyte
+            ),
+            (
+                "broadband over HTTP/2, a long read: pieces of what it consumed (an abandoned stream ends at once)",
+                LinkEstimate(
+                    roundTrip: 0.04, bytesPerSecond: 5_000_000, spareConnections: 3, connectionSetup: 0,
+                    multiplexed: true, initialStreamWindow: 8 << 20),
+                4 * 1024 * Self.kibibyte, 200_000, 4 * 1024 * Self.kibibyte
             ),
             (
                 "mobile over HTTP/2, a long read: its pieces are not bounded by a time on the link",
-                LinkEstimate(roundTrip: 0.1, bytesPerSecond: 1_250_000, connectionSetup: 0, multiplexed: true),
-                4 * 1024 * Self.kibibyte, 3 * 1024 * Self.kibibyte, 2 * 1024 * Self.kibibyte
+                LinkEstimate(
+                    roundTrip: 0.1, bytesPerSecond: 1_250_000, connectionSetup: 0, multiplexed: true,
+                    initialStreamWindow: 8 << 20),
+                3 * 1024 * Self.kibibyte, 125_000, 3 * 1024 * Self.kibibyte
+            ),
+            (
+                "over HTTP/2, pieces never exceed the maximum",
+                LinkEstimate(
+                    roundTrip: 0.1, bytesPerSecond: 1_250_000, multiplexed: true, initialStreamWindow: 8 << 20),
+                20 * 1024 * Self.kibibyte, 125_000, 8 * 1024 * Self.kibibyte
             ),
             (
                 "HTTP/1.1 with a connection believed idle: no handshake to cover, whatever was measured",

@@ -11,7 +11,7 @@ final class HostPacingTests: XCTestCase {
     private let other = URL(string: "https://other.example/a.mp4")!
 
     func testARefusalHoldsTheHostAndARateOnceSaidIsKept() throws {
-        let pacing = HostPacing(uptime: { 0 })
+        let pacing = HostPacing(clock: ManualClock())
         // Three requests in a second, the fourth refused: the host allows three.
         for time in [10.0, 10.2, 10.4, 10.6] { XCTAssertEqual(try pacing.reserveTurn(for: host, at: time), time) }
         pacing.refused(host, status: 429, retryAfter: "1", sentAt: 10.6, now: 10.62)
@@ -26,8 +26,32 @@ final class HostPacingTests: XCTestCase {
         XCTAssertEqual(try pacing.reserveTurn(for: other, at: 10.7), 10.7, "another host is not held")
     }
 
+    func testATurnToComeWaitsForTheClockAndCancellationEndsTheWait() async throws {
+        let clock = ManualClock()
+        let (pacing, host) = (HostPacing(clock: clock), host)
+        pacing.refused(host, status: 429, retryAfter: "1", sentAt: clock.uptime, now: clock.uptime)
+        let start = clock.uptime
+        let waiting = Task { try await pacing.takeTurn(for: host) }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: 0.5)
+        XCTAssertEqual(clock.sleeperCount, 1, "half its wait: still waiting")
+        clock.advance(by: 0.5)
+        let turn = try await waiting.value
+        XCTAssertEqual(turn, start + 1, accuracy: 0.001, "its turn is the moment the host named")
+        pacing.refused(host, status: 429, retryAfter: "1", sentAt: clock.uptime, now: clock.uptime)
+        let cancelled = Task { try await pacing.takeTurn(for: host) }
+        await clock.sleepers(atLeast: 1)
+        cancelled.cancel()
+        do {
+            _ = try await cancelled.value
+            XCTFail("a cancelled wait takes no turn")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+    }
+
     func testATurnTooFarAwayFailsWithTheHostsStatusAndSendsNothing() {
-        let pacing = HostPacing(uptime: { 0 })
+        let pacing = HostPacing(clock: ManualClock())
         pacing.refused(host, status: 503, retryAfter: "30", sentAt: 5, now: 5)
         XCTAssertThrowsError(try pacing.reserveTurn(for: host, at: 6)) { error in
             XCTAssertEqual(error as? SpoolError, .httpStatus(503, retryAfter: "29"))

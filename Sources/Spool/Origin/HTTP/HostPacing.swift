@@ -33,20 +33,21 @@ final class HostPacing: Sendable {
     }
 
     private let hosts = LockedBox<[String: Host]>([:])
-    private let uptime: @Sendable () -> TimeInterval
+    private let clock: any SpoolClock
 
-    /// Pacing that tells time by `uptime` (monotonic seconds; the process's by default).
-    init(uptime: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }) {
-        self.uptime = uptime
+    /// Pacing that tells time and waits by `clock` (its `uptime`; the system's by default), the one a test
+    /// drives instead of sleeping.
+    init(clock: any SpoolClock = SystemClock()) {
+        self.clock = clock
     }
 
     /// Waits for a turn to send a request to `url`'s host, and takes it; returns when it was taken (for
     /// `refused(_:status:retryAfter:sentAt:)`). Fails with the host's status, sending nothing, when the turn
     /// is further away than `longestWait`, and on cancellation.
     func takeTurn(for url: URL) async throws -> TimeInterval {
-        let now = uptime()
+        let now = clock.uptime
         let turn = try reserveTurn(for: url, at: now)
-        if turn > now { try await Task.sleep(nanoseconds: UInt64((turn - now) * 1_000_000_000)) }
+        if turn > now { try await clock.sleep(until: turn) }
         return turn
     }
 
@@ -77,7 +78,7 @@ final class HostPacing: Sendable {
     /// were sent in the second before that one.
     func refused(_ url: URL, status: Int, retryAfter: String?, sentAt: TimeInterval, now: TimeInterval? = nil) {
         guard status == 429 || status == 503 else { return }
-        let now = now ?? uptime()
+        let now = now ?? clock.uptime
         let asked = retryAfter.flatMap { RetryAfter.seconds(in: $0, now: Date()) }
         hosts.withLock { hosts in
             var host = hosts[Self.key(url)] ?? Host()

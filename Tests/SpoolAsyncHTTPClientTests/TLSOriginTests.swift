@@ -86,6 +86,38 @@ final class TLSOriginTests: XCTestCase {
         await transport.shutdown()
     }
 
+    /// Over HTTP/1.1 only closing its connection stops a response, so a player's seek used to cost a new TLS
+    /// connection each time. A piece left near its end now runs to it (`FetchPolicy.abandonedRunsOnWithin`),
+    /// and its connection takes a later seek: six seeks of 300 kB took 7 connections before (one per seek and
+    /// the first read's), 2 after.
+    func testSeeksOverHTTP1ReuseTheConnectionsOfThePiecesTheyLeave() async throws {
+        let authority = try TestCertificateAuthority()
+        let (nginx, www) = try serve(NginxTLS(authority: authority))
+        let longLength: Int64 = 8_000_000
+        try TestContent.writeGenerated(seed: 64, length: longLength, to: www.appendingPathComponent("long.mp4"))
+        let link = try LinkEmulator(upstreamPort: nginx.port, profile: .broadband)
+        defer { link.stop() }
+        let (cache, transport) = try cache(trusting: [authority.certificateFile])
+        // The first read tells the engine the host's round trip and rate, and that it speaks HTTP/1.1.
+        _ = try await collect(cache.read(URL(string: "https://127.0.0.1:\(link.port)/a.mp4")!))
+        let url = URL(string: "https://127.0.0.1:\(link.port)/long.mp4")!
+        // The content information first, as a player asks for it.
+        _ = try await collect(cache.read(url, length: 2))
+        let played: Int64 = 300_000
+        for offset: Int64 in [1_000_000, 5_000_000, 3_000_000, 7_000_000, 2_000_000, 6_000_000] {
+            var data = Data()
+            for try await chunk in cache.read(url, from: offset) {
+                data.append(chunk)
+                if data.count >= played { break }
+            }
+            XCTAssertEqual(
+                data.prefix(Int(played)), TestContent.generatedBytes(seed: 64, range: offset..<offset + played))
+        }
+        XCTAssertLessThanOrEqual(link.counters.connectionsAccepted, 3, "connections for the first read and six seeks")
+        await cache.close()
+        await transport.shutdown()
+    }
+
     /// AsyncHTTPClient advertises HTTP/2's 64 KiB windows and grows a stream's only once its first bytes
     /// arrive, so each new stream (each range request) carried 64 KiB in its first round trip. The transport
     /// opens the windows of new streams and of the connection to 8 MiB before the connection's first request,

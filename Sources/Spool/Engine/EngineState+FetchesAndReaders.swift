@@ -19,6 +19,10 @@ extension EngineState {
         /// Where a request held back ahead of its readers (`EngineState.Hold.aheadOfReaders`) goes on: once a
         /// reader's delivery reaches this offset.
         var resumesAt: Int64?
+        /// Whether it has stored any of its bytes: one a player abandoned before it did is not worth running on
+        /// (`removeReader(_:abandonAt:runsOnWithin:)`): all it would bring is unasked for, and its connection may
+        /// not even be open yet.
+        var hasStored = false
         /// Its failures in a row and when bytes last arrived, or the request started.
         var retries = RetryBudget(startedAt: 0)
         /// When its last reader, a player's, left (monotonic seconds); `nil` while a reader waits for it. See

@@ -62,10 +62,21 @@ extension EngineState {
         var (window, piece) = policy.readAhead(afterConsuming: consumed, link: link)
         if link.pausesWhileUnread {
             // Bodies that pause while unread: a request can ask for a read's rest as a player's does, and is held
-            // back once it runs far enough ahead (`Hold.aheadOfReaders`). A read that may be a seek's left early
-            // (most end within a few hundred KiB) asks for a first request's size, or what it consumed; past its
-            // probation, for all the rest. One request per read, on one connection.
-            piece = consumed < policy.probation ? max(piece, policy.firstRequestSize, consumed) : end - position
+            // back once it runs far enough ahead (`Hold.aheadOfReaders`). Past its probation a read asks for all
+            // the rest. Before, it may be a seek's, left early (most end within a few hundred KiB): it asks for a
+            // first request's size, then for what it consumed, the next piece a product before the current one's
+            // end. It counts on an open connection for it (pieces left near their end run on and free theirs:
+            // `FetchPolicy.abandonedRunsOnWithin`) rather than on a new one's handshakes: with those in the window,
+            // a second piece went out with the first and ran on, or was cancelled with its connection, when the
+            // player left.
+            if consumed < policy.probation {
+                var warm = link
+                warm.spareConnections = max(1, link.spareConnections)
+                window = policy.readAhead(afterConsuming: consumed, link: warm).window
+                piece = max(piece, window, consumed > 0 ? consumed : policy.firstRequestSize)
+            } else {
+                piece = end - position
+            }
         }
         // A read that will consume everything asks for everything it lacks at once: one request, not a ramp.
         if reader.wantsAll { (window, piece) = (max(window, end - position), max(piece, end - position)) }

@@ -78,8 +78,10 @@ struct EngineState {
     /// Removes a reader; the requests nobody needs any more are cancelled. With `now` given, those a
     /// playback reader leaves are abandoned instead, for a reader to join, until the driver expires them
     /// (see `FetchPolicy.abandonedRequestGrace`); reads ahead of playback (a preload left by a swipe) cancel.
+    /// Such a request with no more than `runsOnWithin` bytes left runs to its end instead, as the first request
+    /// of a resource does (`FetchPolicy.abandonedRunsOnWithin`: its connection takes the next read).
     /// The record may be due: what was read moved the last access, and the requests' bytes are stored.
-    mutating func removeReader(_ id: Int, abandonAt now: Double? = nil) {
+    mutating func removeReader(_ id: Int, abandonAt now: Double? = nil, runsOnWithin: Int64 = 0) {
         let abandons = now != nil && readers[id]?.isPrefetch == false
         readers[id] = nil
         var holdsToWake = false
@@ -89,7 +91,10 @@ struct EngineState {
             // A request held for its readers asks again: its farthest reader may have left, or all of them.
             holdsToWake = holdsToWake || fetch.resumesAt != nil
             guard fetch.interested.isEmpty, !fetch.outlivesReaders else { continue }
-            if abandons, let now, fetch.position < fetch.end {
+            if abandons, fetch.hasStored, fetch.position < fetch.end, fetch.end - fetch.position <= runsOnWithin {
+                fetches[fetchID]!.outlivesReaders = true
+                holdsToWake = true
+            } else if abandons, let now, fetch.position < fetch.end {
                 fetches[fetchID]!.abandonedAt = now
                 holdsToWake = true
             } else {
@@ -174,7 +179,10 @@ struct EngineState {
         guard let info else { return false }
         stored.insert(range.clamped(to: 0..<info.length))
         guard var fetch = fetches[id] else { return orphaned[id] == versionNumber }
-        if range.lowerBound <= fetch.position { fetch.position = max(fetch.position, range.upperBound) }
+        if range.lowerBound <= fetch.position, range.upperBound > fetch.position {
+            fetch.position = range.upperBound
+            fetch.hasStored = true
+        }
         fetches[id] = fetch
         return fetch.position < fetch.end
     }

@@ -17,10 +17,11 @@ extension ResourceEngine {
     func removeReader(_ id: Int) {
         let now = environment.clock.date
         let abandonAt = policy.abandonedRequestGrace > 0 ? environment.clock.uptime : nil
+        let runsOnWithin = abandonAt == nil ? 0 : policy.abandonedRunsOnWithin(context.linkEstimate())
         fetcher.perform { entry in
             // A read is a use: the entry's last access moves, for least-recently-used eviction.
             entry.state.accessed(at: now)
-            entry.state.removeReader(id, abandonAt: abandonAt)
+            entry.state.removeReader(id, abandonAt: abandonAt, runsOnWithin: runsOnWithin)
         }
     }
 

@@ -63,6 +63,17 @@ final class HostPacingTests: XCTestCase {
         XCTAssertEqual(try pacing.reserveTurn(for: other, at: 5), 5)
     }
 
+    func testAnHTTPDateIsReadAgainstTheClocksDate() throws {
+        // The manual clock's date is years from the machine's: read against the machine's, the field would say
+        // a moment long past, or one years away.
+        let clock = ManualClock()
+        let pacing = HostPacing(clock: clock)
+        let field = HTTPDate.format(Int(clock.date.timeIntervalSince1970.rounded(.up)) + 10)
+        pacing.refused(host, status: 503, retryAfter: field, sentAt: clock.uptime, now: clock.uptime)
+        let turn = try pacing.reserveTurn(for: host, at: clock.uptime + 9)
+        XCTAssertEqual(turn, clock.uptime + 10, accuracy: 1, "held until the field's date")
+    }
+
     func testAnOriginThatAllowsNRequestsASecondIsNotExceededOnceItSaidSo() async throws {
         let fixture = try HTTPFixture(test: self, length: 600_000)
         fixture.origin.behaviour.requestsPerSecond = 4

@@ -79,7 +79,7 @@ final class HostPacing: Sendable {
     func refused(_ url: URL, status: Int, retryAfter: String?, sentAt: TimeInterval, now: TimeInterval? = nil) {
         guard status == 429 || status == 503 else { return }
         let now = now ?? clock.uptime
-        let asked = retryAfter.flatMap { RetryAfter.seconds(in: $0, now: Date()) }
+        let asked = retryAfter.flatMap { RetryAfter.seconds(in: $0, now: clock.date) }
         hosts.withLock { hosts in
             var host = hosts[Self.key(url)] ?? Host()
             if let wait = asked ?? (status == 429 ? Self.holdWithoutField : nil) {

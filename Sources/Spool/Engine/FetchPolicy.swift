@@ -252,9 +252,9 @@ package struct FetchPolicy: Sendable, Hashable {
     /// a bandwidth-delay product and the handshakes' worth of the link, from its end finishes, and its
     /// connection takes a later read at once. 0 where the link multiplexes (a stream ends alone), where bodies
     /// do not pause (they arrive whole anyway) and before a round trip is measured. Measured over HTTPS on the
-    /// bench's links (20-seek session, medians of 3): on mobile 0.61 x direct's time and 0.69 x its link bytes
-    /// with this bound, 0.83 and 0.82 with none; on broadband the product-and-handshakes bound alone kept
-    /// 16 connections for 32 requests (0.78 x direct's time), with a first request's size 4 (0.57 x).
+    /// bench's links (20-seek session, medians of 5): on mobile 0.67 x direct's time and 0.73 x its link bytes
+    /// on 7 connections, 0.83 and 0.82 on 21 with none; on broadband 0.64 and 0.68 (0.82, 0.76). The product and
+    /// handshakes alone (225 KB on broadband) left most pieces to be closed: 16 connections, 0.78 x the time.
     func abandonedRunsOnWithin(_ link: LinkEstimate) -> Int64 {
         guard link.pausesWhileUnread, !link.multiplexed, let roundTrip = link.roundTrip else { return 0 }
         let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)

@@ -97,6 +97,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The benchmarks' direct player: keep-alive, HTTP/2 and TLS like a player's own client.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // `spool serve` runs its tasks on SwiftNIO's event loops (`SpoolCommand.main`).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolDownloads", "SpoolTesting"]),

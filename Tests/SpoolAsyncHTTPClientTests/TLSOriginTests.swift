@@ -30,6 +30,21 @@ final class TLSOriginTests: XCTestCase {
         return (cache, transport)
     }
 
+    /// A long file beside `a.mp4` on nginx with TLS behind the broadband emulator, and a cache that has read
+    /// `a.mp4` once, so the engine knows the host's round trip, rate and protocol: the long file's URL.
+    private func warmedLongFile(http2: Bool, seed: UInt64, length longLength: Int64) async throws -> (
+        nginx: NginxOrigin, link: LinkEmulator, cache: SpoolCache, transport: AsyncHTTPClientTransport, url: URL
+    ) {
+        let authority = try TestCertificateAuthority()
+        let (nginx, www) = try serve(NginxTLS(authority: authority, http2: http2))
+        try TestContent.writeGenerated(seed: seed, length: longLength, to: www.appendingPathComponent("long.mp4"))
+        let link = try LinkEmulator(upstreamPort: nginx.port, profile: .broadband)
+        addTeardownBlock { link.stop() }
+        let (cache, transport) = try cache(trusting: [authority.certificateFile])
+        _ = try await collect(cache.read(URL(string: "https://127.0.0.1:\(link.port)/a.mp4")!))
+        return (nginx, link, cache, transport, URL(string: "https://127.0.0.1:\(link.port)/long.mp4")!)
+    }
+
     func testReadsOverTLSWithAndWithoutHTTP2AcrossALink() async throws {
         let authority = try TestCertificateAuthority()
         let settings: [(NginxTLS.Version, Bool)] = [(.tls13, false), (.tls13, true), (.tls12, false)]
@@ -67,17 +82,10 @@ final class TLSOriginTests: XCTestCase {
     /// consumed, so a long read takes a handful of requests, not one per quarter of the link's product (a 20 MB
     /// read over an emulated mobile link took 43 requests before, 8 after).
     func testALongReadOverHTTP2TakesAFewGrowingRequestsOnOneConnection() async throws {
-        let authority = try TestCertificateAuthority()
-        let (nginx, www) = try serve(NginxTLS(authority: authority, http2: true))
         let longLength: Int64 = 8_000_000
-        try TestContent.writeGenerated(seed: 63, length: longLength, to: www.appendingPathComponent("long.mp4"))
-        let link = try LinkEmulator(upstreamPort: nginx.port, profile: .broadband)
-        defer { link.stop() }
-        let (cache, transport) = try cache(trusting: [authority.certificateFile])
-        // The first read tells the engine the host's round trip, rate and protocol.
-        _ = try await collect(cache.read(URL(string: "https://127.0.0.1:\(link.port)/a.mp4")!))
+        let (nginx, link, cache, transport, url) = try await warmedLongFile(http2: true, seed: 63, length: longLength)
         let before = try nginx.accessLog(waitingForEntries: 1).count
-        let data = try await collect(cache.read(URL(string: "https://127.0.0.1:\(link.port)/long.mp4")!))
+        let data = try await collect(cache.read(url))
         XCTAssertEqual(data, TestContent.generatedBytes(seed: 63, range: 0..<longLength))
         let ranges = try nginx.accessLog(waitingForEntries: before + 1).dropFirst(before).compactMap(\.range)
         XCTAssertLessThanOrEqual(ranges.count, 7, "requests for 8 MB: \(ranges)")
@@ -91,16 +99,8 @@ final class TLSOriginTests: XCTestCase {
     /// and its connection takes a later seek: six seeks of 300 kB took 5-6 connections with the bound forced to
     /// 0 (three runs), 2-3 with it (eight runs).
     func testSeeksOverHTTP1ReuseTheConnectionsOfThePiecesTheyLeave() async throws {
-        let authority = try TestCertificateAuthority()
-        let (nginx, www) = try serve(NginxTLS(authority: authority))
-        let longLength: Int64 = 8_000_000
-        try TestContent.writeGenerated(seed: 64, length: longLength, to: www.appendingPathComponent("long.mp4"))
-        let link = try LinkEmulator(upstreamPort: nginx.port, profile: .broadband)
-        defer { link.stop() }
-        let (cache, transport) = try cache(trusting: [authority.certificateFile])
-        // The first read tells the engine the host's round trip and rate, and that it speaks HTTP/1.1.
-        _ = try await collect(cache.read(URL(string: "https://127.0.0.1:\(link.port)/a.mp4")!))
-        let url = URL(string: "https://127.0.0.1:\(link.port)/long.mp4")!
+        let (_, link, cache, transport, url) = try await warmedLongFile(
+            http2: false, seed: 64, length: 8_000_000)
         // The content information first, as a player asks for it.
         _ = try await collect(cache.read(url, length: 2))
         let played: Int64 = 300_000

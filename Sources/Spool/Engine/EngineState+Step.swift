@@ -59,7 +59,12 @@ extension EngineState {
         guard let info, let reader = readers[id] else { return [] }
         if readers[id]!.start == nil { readers[id]!.start = position }
         let consumed = position - readers[id]!.start!
-        var (window, piece) = policy.readAhead(afterConsuming: consumed, link: link)
+        // A pausing read before its probation counts on an open connection for its next piece (see below).
+        var planned = link
+        if link.pausesWhileUnread, consumed < policy.probation {
+            planned.spareConnections = max(1, link.spareConnections)
+        }
+        var (window, piece) = policy.readAhead(afterConsuming: consumed, link: planned)
         if link.pausesWhileUnread {
             // Bodies that pause while unread: a request can ask for a read's rest as a player's does, and is held
             // back once it runs far enough ahead (`Hold.aheadOfReaders`). Past its probation a read asks for all
@@ -70,9 +75,6 @@ extension EngineState {
             // a second piece went out with the first and ran on, or was cancelled with its connection, when the
             // player left.
             if consumed < policy.probation {
-                var warm = link
-                warm.spareConnections = max(1, link.spareConnections)
-                window = policy.readAhead(afterConsuming: consumed, link: warm).window
                 piece = max(piece, window, consumed > 0 ? consumed : policy.firstRequestSize)
             } else {
                 piece = end - position

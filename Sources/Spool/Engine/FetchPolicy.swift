@@ -181,7 +181,7 @@ package struct FetchPolicy: Sendable, Hashable {
             grown = min(grown, Int64((rate * longestPieceTime).rounded()))
         }
         let piece = min(maximumPieceSize, max(smallestPiece(link), grown))
-        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let rate = plannedRate(link)
         let product = link.roundTrip.map { rate * $0 }
         guard let roundTrip = link.roundTrip, let product else {
             return (max(firstRequestSize, piece + piece / 2), piece)
@@ -215,6 +215,12 @@ package struct FetchPolicy: Sendable, Hashable {
         return (max(fill, piece + piece / 2), piece)
     }
 
+    /// The rate, in bytes per second, a read plans its requests for over `link`: the measured one
+    /// (`assumedBytesPerSecond` before any), at most `sufficientBytesPerSecond`.
+    func plannedRate(_ link: LinkEstimate) -> Double {
+        min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+    }
+
     /// The smallest piece a read asks for over `link`: a quarter of the link's bandwidth-delay product (half a
     /// first request before a round trip is measured), at least what arrives in a request's cost.
     func smallestPiece(_ link: LinkEstimate) -> Int64 {
@@ -224,7 +230,7 @@ package struct FetchPolicy: Sendable, Hashable {
         if let rate = [link.bytesPerSecond, link.deliveryBytesPerSecond].compactMap({ $0 }).max() {
             worthARequest = min(Self.requestCostPieceLimit, Int64((rate * Self.requestCost).rounded()))
         }
-        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let rate = plannedRate(link)
         let base = link.roundTrip.map { Int64((rate * $0 / 4).rounded()) } ?? firstRequestSize / 2
         return min(maximumPieceSize, max(initialPieceSize, base, worthARequest))
     }
@@ -240,7 +246,7 @@ package struct FetchPolicy: Sendable, Hashable {
     /// left at any moment has wasted at most this plus what the sockets hold (the kernel's receive and send
     /// buffers, or over HTTP/2 the stream's window).
     func readAheadOfReaders(_ link: LinkEstimate) -> Int64 {
-        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let rate = plannedRate(link)
         let product = rate * (link.roundTrip ?? 0) * bandwidthDelayMultiple
         return max(Self.minimumReadAhead, Int64(product.rounded()))
     }
@@ -257,7 +263,7 @@ package struct FetchPolicy: Sendable, Hashable {
     /// handshakes alone (225 KB on broadband) left most pieces to be closed: 16 connections, 0.78 x the time.
     func abandonedRunsOnWithin(_ link: LinkEstimate) -> Int64 {
         guard link.pausesWhileUnread, !link.multiplexed, let roundTrip = link.roundTrip else { return 0 }
-        let rate = min(link.bytesPerSecond ?? assumedBytesPerSecond, sufficientBytesPerSecond)
+        let rate = plannedRate(link)
         let handshakes = link.connectionSetup ?? roundTrip
         let product = Int64((rate * (roundTrip * bandwidthDelayMultiple + handshakes)).rounded())
         return max(firstRequestSize, product)

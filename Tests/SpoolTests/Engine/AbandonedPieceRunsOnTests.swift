@@ -7,8 +7,7 @@ import XCTest
 /// connection takes the player's next read (`FetchPolicy.abandonedRunsOnWithin`); others are abandoned as
 /// before. Table-driven, no I/O.
 final class AbandonedPieceRunsOnTests: XCTestCase {
-    private let policy = FetchPolicy(probation: 1 << 20, firstRequestSize: 512 * 1024, abandonedRequestGrace: 1.5)
-    private let length: Int64 = 20_000_000
+    private let policy = PausingReadFixture.policy
     /// The bench's mobile link: 100 ms, 10 Mbit/s, TLS 1.3's two round trips to a new connection's head.
     private let mobile = LinkEstimate(
         roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 1, connectionSetup: 0.1,
@@ -37,15 +36,15 @@ final class AbandonedPieceRunsOnTests: XCTestCase {
         // would send the second piece with the first.
         var busy = mobile
         busy.spareConnections = 0
-        var state = state()
+        var state = PausingReadFixture.state()
         let reader = state.addReader(requestedEnd: nil)
-        guard case .wait(let first) = state.driverStep(reader: reader, position: 5_000_000, link: busy) else {
+        guard let first = state.startedWaiting(reader: reader, position: 5_000_000, link: busy) else {
             return XCTFail("a reader of bytes not stored waits")
         }
         XCTAssertEqual(first.map(\.range), [5_000_000..<5_000_000 + policy.firstRequestSize], "one piece")
         XCTAssertTrue(state.didStore(5_000_000..<5_300_000, fetch: first[0].id))
         state.delivered(5_000_000..<5_300_000, reader: reader, at: Date())
-        guard case .wait(let none) = state.driverStep(reader: reader, position: 5_300_000, link: busy) else {
+        guard let none = state.startedWaiting(reader: reader, position: 5_300_000, link: busy) else {
             return XCTFail("the read waits for its first piece")
         }
         XCTAssertEqual(none.map(\.range), [], "224 KB before its end: more than a product (125 KB)")
@@ -53,7 +52,7 @@ final class AbandonedPieceRunsOnTests: XCTestCase {
         state.delivered(5_300_000..<5_400_000, reader: reader, at: Date())
         // Within a product of the first piece's end, the next is asked for: what the read consumed, not another
         // first size (it would run on for half a MiB when the player leaves).
-        guard case .wait(let second) = state.driverStep(reader: reader, position: 5_400_000, link: busy) else {
+        guard let second = state.startedWaiting(reader: reader, position: 5_400_000, link: busy) else {
             return XCTFail("the read waits for its first piece")
         }
         XCTAssertEqual(second.map(\.range), [5_524_288..<5_924_288])
@@ -67,10 +66,9 @@ final class AbandonedPieceRunsOnTests: XCTestCase {
             ("no bound (HTTP/2, or no grace): abandoned", 100_000, 0, false),
         ]
         for row in rows {
-            var state = state()
+            var state = PausingReadFixture.state()
             let reader = state.addReader(requestedEnd: nil)
-            guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: mobile),
-                let fetch = started.first?.id
+            guard let fetch = state.startedWaiting(reader: reader, position: 0, link: mobile)?.first?.id
             else { return XCTFail("a request") }
             if row.stored > 0 { XCTAssertTrue(state.didStore(0..<row.stored, fetch: fetch)) }
             let cancelled = state.cancels { $0.removeReader(reader, abandonAt: 100, runsOnWithin: row.runsOnWithin) }
@@ -84,9 +82,5 @@ final class AbandonedPieceRunsOnTests: XCTestCase {
             _ = state.cancels { $0.dropAbandoned(forPlaybackReadAt: 10_000_000) }
             XCTAssertEqual(state.remaining(of: fetch) != nil, row.runsOn, row.name)
         }
-    }
-
-    private func state() -> EngineState {
-        EngineState(policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""), stored: ByteRangeSet())
     }
 }

@@ -7,14 +7,12 @@ import XCTest
 /// one request per read, read-ahead bounded by holding the body back, and how abandoned requests end.
 /// Table-driven, no I/O.
 final class StreamingReadStateTests: XCTestCase {
-    private let policy = FetchPolicy(probation: 1 << 20, firstRequestSize: 512 * 1024, abandonedRequestGrace: 1.5)
-    private let length: Int64 = 20_000_000
+    private let policy = PausingReadFixture.policy
+    private let length = PausingReadFixture.length
     private let pausing = LinkEstimate(
         roundTrip: 0.1, bytesPerSecond: 1_250_000, spareConnections: 1, pausesWhileUnread: true)
 
-    private func state() -> EngineState {
-        EngineState(policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""), stored: ByteRangeSet())
-    }
+    private func state() -> EngineState { PausingReadFixture.state() }
 
     /// The requests a new reader's step at `position` starts, a reader that started at `start`.
     private func started(from start: Int64, at position: Int64, link: LinkEstimate) -> [Range<Int64>] {
@@ -25,7 +23,7 @@ final class StreamingReadStateTests: XCTestCase {
             _ = state.driverStep(reader: reader, position: start, link: link)
             state.gained(ByteRangeSet([start..<position]))
         }
-        guard case .wait(let started) = state.driverStep(reader: reader, position: position, link: link) else {
+        guard let started = state.startedWaiting(reader: reader, position: position, link: link) else {
             XCTFail("a reader of bytes not stored waits")
             return []
         }

@@ -36,6 +36,15 @@ extension EngineState {
         }
     }
 
+    /// The requests reader `id`'s step at `position` starts when it waits (as `driverStep` takes it); `nil`
+    /// when it does not wait.
+    mutating func startedWaiting(reader id: Int, position: Int64, link: LinkEstimate) -> [(
+        id: Int, range: Range<Int64>
+    )]? {
+        guard case .wait(let started) = driverStep(reader: id, position: position, link: link) else { return nil }
+        return started
+    }
+
     /// Gives the state `event`; returns the actions it asked for.
     mutating func actions(of event: (inout EngineState) -> Void) -> [EngineAction] {
         let before = actions.count

@@ -13,14 +13,3 @@ enum PausingReadFixture {
         EngineState(policy: policy, info: ContentInfo(length: length, entityTag: "\"v1\""), stored: ByteRangeSet())
     }
 }
-
-extension EngineState {
-    /// The requests reader `id`'s step at `position` starts when it waits (as `driverStep` takes it); `nil`
-    /// when it does not wait.
-    mutating func startedWaiting(reader id: Int, position: Int64, link: LinkEstimate) -> [(
-        id: Int, range: Range<Int64>
-    )]? {
-        guard case .wait(let started) = driverStep(reader: id, position: position, link: link) else { return nil }
-        return started
-    }
-}

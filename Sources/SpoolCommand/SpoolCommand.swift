@@ -36,11 +36,12 @@ struct SpoolCommand: AsyncParsableCommand {
         }
         if command is Serve {
             // The proxy's path crosses from SwiftNIO's event loops to Swift's own thread pool and back for every
-            // request and chunk; with the loops as the pool, those hand-offs stay on the loops' threads. A fresh
-            // `spool serve` beside Chromium on two cores (`spool bench run --only browser`, invocations of 5 runs,
-            // the median of their medians): Chromium's time to `playing` 1.19 x direct's over six, 1.44 without
-            // over five; against the slice proxy with every core busy no clear change (1.07, 1.03). Its own code
-            // never blocks a task (blocking work runs on `BlockingIO`'s queues), which a loop's thread must not.
+            // request and chunk; with the loops as the pool, those hand-offs stay on the loops' threads. Its own
+            // code never blocks a task (blocking work runs on `BlockingIO`'s queues), which a loop's thread must
+            // not. Not shown to pay yet: a fresh `spool serve` beside Chromium (`spool bench run --only browser`,
+            // AMD EPYC, 2 cores), four invocations of 5 runs with and without, interleaved: time to `playing`
+            // 1.26 and 1.19 x direct's (medians of the invocations' medians; 0.92-1.45 each), 1.13 and 1.11 x
+            // the slice proxy's with every core busy. (1.19 and 1.44 quiet in invocations a day apart.)
             NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         }
         do {

@@ -45,6 +45,9 @@ public struct ProxyConfiguration: Sendable {
     /// closes the connection idle longest, or is closed itself when all are answering requests. Players open a
     /// handful each; 256 bounds what a flood of idle connections holds (each at most `ProxyServer.headLimits`).
     package var maximumConnections = 256
+    /// How long after an item's last request its playback report is finished (`PlaybackReports.idleInterval`;
+    /// shorter in tests).
+    package var playbackIdleInterval = PlaybackReports.idleInterval
 
     /// A configuration; by default 127.0.0.1 on a free port, the URLs it makes on any origin host, a new URL
     /// key, no log, a 50 ms grace, 10 s of HLS read-ahead.

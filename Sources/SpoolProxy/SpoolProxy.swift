@@ -98,7 +98,7 @@ public final class SpoolProxy: Sendable {
         }
         let responder = ProxyResponder(
             cache: cache, configuration: configuration, secrets: secrets, preloader: preloader, downloads: downloads)
-        let server = ProxyServer(readAhead: responder.readAhead)
+        let server = ProxyServer(readAhead: responder.readAhead, playback: responder.playback)
         let listener: ProxyListener
         do {
             listener = try await ProxyListener.start(
@@ -126,6 +126,10 @@ public final class SpoolProxy: Sendable {
     /// from the origin, fetched, evicted, the hit ratio), for an app's analytics or a dashboard; with
     /// `controlToken`, as every control path.
     public static let statisticsPath = "/statistics"
+
+    /// The path the proxy answers with its cache's playback reports as JSON (`{"summary": …, "reports": […]}`:
+    /// `PlaybackSummary` and the `PlaybackReports.recent()` reports), with `controlToken`.
+    public static let playbackPath = "/playback"
 
     /// The path of the preload API, for apps that drive the proxy over HTTP (with `controlToken`): `PUT` the feed as
     /// `{"items": [{"url": "<proxy or origin URL>", "id": "…", "seconds": 3}], "current": 0}`, `PUT` each

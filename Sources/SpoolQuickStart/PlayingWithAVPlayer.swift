@@ -25,7 +25,9 @@ final class QueuePlayback {
 
     func enqueue(_ trackURL: URL, token: String) async throws {
         let asset = SpoolAsset(url: trackURL, cache: cache, headers: ["Authorization": "Bearer \(token)"])
-        player.insert(AVPlayerItem(asset: asset), after: nil)
+        let item = AVPlayerItem(asset: asset)
+        asset.reportPlayback(of: item)  // its startup and stalls join the cache's playback report
+        player.insert(item, after: nil)
         try await asset.prefetch(length: 512 * 1024)  // gives way to what plays now
     }
 

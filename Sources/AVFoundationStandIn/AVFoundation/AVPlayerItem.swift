@@ -12,12 +12,28 @@ open class AVPlayerItem: NSObject {
     /// outside the class in every SDK checked (`AVF_EXPORT`), so not isolated; it may be posted on any thread.
     nonisolated public static let didPlayToEndTimeNotification = Notification.Name(
         "AVPlayerItemDidPlayToEndTimeNotification")
+    /// Posted (object: the item) when media did not arrive in time to continue playback (iOS 6). A global
+    /// constant like the others, so not isolated; posted on any thread.
+    nonisolated public static let playbackStalledNotification = Notification.Name(
+        "AVPlayerItemPlaybackStalledNotification")
+    /// Posted (object: the item) when a new access log entry has been added (iOS 6); posted on any thread.
+    nonisolated public static let newAccessLogEntryNotification = Notification.Name(
+        "AVPlayerItemNewAccessLogEntryNotification")
 
     /// The asset this item plays (`nonnull`, read-only; main-actor isolated in the Xcode 26 SDK).
     public var asset: AVAsset { storedAsset.value }
 
     // Boxed so that the nonisolated `init(url:)` can set it; read only through the isolated `asset`.
     private let storedAsset: UncheckedBox<AVAsset>
+    /// The access log's events as a simulated playback (`SimulatedPlayback`) writes them.
+    let accessLogEvents = Locked<[AVPlayerItemAccessLogEvent]>([])
+
+    /// A snapshot of the item's access log; `nil` before playback has logged anything (the SDK allows a log
+    /// before the first notification too). `NS_SWIFT_NONISOLATED`, iOS 4.3.
+    nonisolated public func accessLog() -> AVPlayerItemAccessLog? {
+        let events = accessLogEvents.withLock { $0 }
+        return events.isEmpty ? nil : AVPlayerItemAccessLog(events: events)
+    }
 
     /// Creates an item for `asset` (`initWithAsset:`).
     public init(asset: AVAsset) {

@@ -26,17 +26,23 @@ public final class PlayerSimulator: @unchecked Sendable {
     private let expectedContentType: String?
     private let allowedContentTypes: [String]?
     private let system: StandInSystem
+    private let item: AVPlayerItem?
+    private let playback: SimulatedPlayback?
 
     /// Creates a simulator for `asset`, whose resource has `resourceLength` bytes equal to
     /// `expectedBytes`; when `expectedContentType` (a UTI) is given, the delegate must report exactly it.
     /// `allowedContentTypes` is what content-information requests carry (AVFoundation fills it in some
     /// contexts; a delegate reporting a type outside it crashes the app). `system` is the release the player
-    /// runs on: an older one lacks members the delegate must then leave alone.
+    /// runs on: an older one lacks members the delegate must then leave alone. With `item` and `playback`, the
+    /// player plays what it loads as `playback` says and reports it through `item` (its access log and
+    /// `playbackStalledNotification`), as AVPlayer does.
     public init(
         asset: AVURLAsset, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data, resourceLength: Int64,
         expectedContentType: String? = nil, allowedContentTypes: [String]? = nil, hold: AssetHold = .strong,
-        system: StandInSystem = .iOS18
+        system: StandInSystem = .iOS18, item: AVPlayerItem? = nil, playback: SimulatedPlayback? = nil
     ) {
+        self.item = item
+        self.playback = playback
         strongAsset = hold == .strong ? asset : nil
         weakAsset = asset
         loader = asset.resourceLoader
@@ -60,7 +66,7 @@ public final class PlayerSimulator: @unchecked Sendable {
         let run = SimulationRun(
             script: script, loader: loader, expectedBytes: expectedBytes,
             resourceLength: resourceLength, expectedContentType: expectedContentType,
-            abandoned: { [weak self] in self?.assetAbandoned ?? true })
+            abandoned: { [weak self] in self?.assetAbandoned ?? true }, item: item, playback: playback)
         guard let queue = loader.delegateQueue, loader.delegate != nil else {
             run.fail("the resource loader has no delegate and queue: AVPlayer would load the URL itself (and fail)")
             return run.close(timedOut: nil)

@@ -38,6 +38,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         var waitStart: TimeInterval?
         var entireLengthAvailableOnDemand: Bool?
         var closed = false
+        /// How the player plays what it received, when it reports its playback (`SimulatedPlayback`).
+        var playback: PlaybackModel?
     }
 
     let plans: [Plan]
@@ -50,11 +52,15 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
     private let abandoned: @Sendable () -> Bool
     /// Where the simulated player cancels requests: not the delegate queue.
     private let playerQueue = DispatchQueue(label: "AVFoundationStandIn.player")
+    /// The item whose access log and notifications report the playback.
+    private let item: AVPlayerItem?
 
     init(
         script: PlayerScript, loader: AVAssetResourceLoader, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data,
-        resourceLength: Int64, expectedContentType: String?, abandoned: @escaping @Sendable () -> Bool
+        resourceLength: Int64, expectedContentType: String?, abandoned: @escaping @Sendable () -> Bool,
+        item: AVPlayerItem? = nil, playback: SimulatedPlayback? = nil
     ) {
+        self.item = item
         self.loader = loader
         self.abandoned = abandoned
         self.expectedBytes = expectedBytes
@@ -72,7 +78,12 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
                 name: "request \(index) (\(scripted.info ? "info, " : "")\(scripted.rangeHeader))")
         }
         firstDataIndex = script.requests.firstIndex { $0.data || !$0.info }
-        state = Locked(State(progress: Array(repeating: Progress(), count: script.requests.count)))
+        var state = State(progress: Array(repeating: Progress(), count: script.requests.count))
+        if let playback, item != nil {
+            state.playback = PlaybackModel(
+                playback: playback, resourceLength: resourceLength, startedAt: monotonicSeconds())
+        }
+        self.state = Locked(state)
     }
 
     // MARK: Driving
@@ -142,8 +153,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             problems.append("\(plan.name): wrong bytes, first difference at offset \(offset + Int64(differing))")
         }
         let now = monotonicSeconds()
-        state.withLock { state in
-            guard !state.closed else { return }
+        let events = state.withLock { state -> [PlaybackModel.Event] in
+            guard !state.closed else { return [] }
             state.failures += problems
             if correct {
                 state.checksPassed += 1
@@ -152,8 +163,27 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             if state.progress[index].firstRespondAt == nil { state.progress[index].firstRespondAt = now }
             state.progress[index].received = max(state.progress[index].received, end - plan.scripted.offset)
             noteEvent(&state, at: now)
+            return state.playback?.received(total: state.bytesPlayed, at: now) ?? []
         }
+        report(events, at: now)
         cancelIfSatisfied(index)
+    }
+
+    /// Writes the item's access log as the player's playback stands at `now`, and posts what `events` call
+    /// for, as AVFoundation does (on a thread of its own, not the delegate queue).
+    private func report(_ events: [PlaybackModel.Event], at now: TimeInterval) {
+        guard let item, let model = state.withLock({ $0.playback }), let readyAt = model.readyAt else { return }
+        let event = AVPlayerItemAccessLogEvent(
+            playbackStartDate: Date(timeIntervalSinceNow: readyAt - monotonicSeconds()),
+            durationWatched: model.watched(at: now), numberOfStalls: model.stalls,
+            startupTime: readyAt - model.startedAt, numberOfBytesTransferred: state.withLock { $0.bytesPlayed })
+        item.accessLogEvents.withLock { $0 = [event] }
+        let box = UncheckedBox(value: item)
+        for event in events {
+            let name: Notification.Name =
+                event == .ready ? AVPlayerItem.newAccessLogEntryNotification : AVPlayerItem.playbackStalledNotification
+            playerQueue.async { NotificationCenter.default.post(name: name, object: box.value) }
+        }
     }
 
     func loadingRequest(
@@ -261,7 +291,9 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
 
     /// Ends the run: names requests left hanging and freezes the report.
     func close(timedOut timeout: TimeInterval?) -> SimulationReport {
-        state.withLock { state in
+        // The access log's last figures: what was watched until the player stopped.
+        report([], at: monotonicSeconds())
+        return state.withLock { state in
             state.closed = true
             if let timeout { state.failures.append("the simulation timed out after \(timeout) s") }
             for (index, progress) in state.progress.enumerated() where !progress.ended {

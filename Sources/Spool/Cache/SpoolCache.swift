@@ -32,6 +32,8 @@ public final class SpoolCache: Sendable {
     private let keys: CacheKeys
     /// What the cache served, fetched and evicted (`statistics`).
     let statisticsCounter: StatisticsCounter
+    /// The playback reports of the items played through this cache.
+    public let playback: PlaybackReports
     /// Told after `remove` and `removeAll`, at most one waiting (a download queue checks what it holds).
     package let removals = Subscribers<Void>(buffering: 1)
 
@@ -52,6 +54,7 @@ public final class SpoolCache: Sendable {
         open = OpenEntries(store: store, evictor: evictor, clock: configuration.clock)
         keys = CacheKeys(policy: configuration.cacheKeyPolicy)
         statisticsCounter = StatisticsCounter(directory: configuration.directory, clock: configuration.clock)
+        playback = PlaybackReports(directory: configuration.directory, clock: configuration.clock)
         // The first pass (limits lowered since the last run) goes on the eviction queue, not the caller's
         // thread: it reads every record. Reads started meanwhile queue their own passes behind it.
         if evictor.isActive {
@@ -204,6 +207,7 @@ public final class SpoolCache: Sendable {
         for engine in active { await engine.settle() }
         for engine in active { await open.closeNow(engine) }
         _ = try? await BlockingIO.run { [statisticsCounter] in statisticsCounter.flush() }
+        await playback.flush()
     }
 
     /// A cache dropped without `close()` still leaves its index up to date (index writes during downloads run

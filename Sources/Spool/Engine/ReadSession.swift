@@ -22,6 +22,8 @@ package final class ReadSession: @unchecked Sendable {
     /// `SpoolCache.read`): awaited before the read's first origin request once it has delivered bytes from
     /// disk. Set before the first part.
     package var consumer: (@Sendable () async throws -> Void)?
+    /// The player's request this read serves, told what it served and waited for (`PlaybackReport`).
+    package var playback: PlaybackRequest?
     private let release: @Sendable (ResourceEngine) -> Void
     /// Where the read starts, the first byte not delivered yet, and where the read ends.
     private let start: Int64
@@ -147,8 +149,8 @@ package final class ReadSession: @unchecked Sendable {
             self.reader = reader
             guard
                 let part = try await engine.nextPart(
-                    reader: reader, position: position, purpose: purpose, consumer: consumer, revoke: revoke,
-                    limit: limit)
+                    reader: reader, position: position, purpose: purpose, consumer: consumer, playback: playback,
+                    revoke: revoke, limit: limit)
             else {
                 finish()
                 return nil

@@ -34,10 +34,18 @@ extension ResourceEngine {
     /// for the slice back early. `limit` bounds the part (a look at a resource's first bytes).
     func nextPart(
         reader id: Int, position: Int64, purpose: ReadPurpose, consumer: (@Sendable () async throws -> Void)? = nil,
-        revoke: (@Sendable () -> Void)? = nil, limit: Int? = nil
+        playback: PlaybackRequest? = nil, revoke: (@Sendable () -> Void)? = nil, limit: Int? = nil
     ) async throws -> StreamPart? {
         // Reads ahead of playback serve nobody yet; the cache's own reads serve nobody at all.
         let serves = purpose.servesPlayer
+        let playback = serves ? playback : nil
+        // When the read began to wait for the origin: told to the playback report however the call ends.
+        var waitBegan: TimeInterval?
+        defer { if let waitBegan { playback?.waited(from: waitBegan, to: environment.clock.uptime) } }
+        func served(_ range: Range<Int64>, fresh: Int64) {
+            countServed(range, fresh: fresh)
+            playback?.served(key: key, range: range, fresh: fresh)
+        }
         let (priority, countsServed, gate) = (purpose.priority, purpose.countsServed, environment.gate)
         let slicing = revoke != nil && environment.codec.isIdentity && limit == nil
         let readLimit = Int64(min(limit ?? .max, slicing ? policy.fileSliceSize : policy.readChunkSize))
@@ -67,7 +75,7 @@ extension ResourceEngine {
             }
             if let (data, fresh, wakesHolds) = arrived {
                 if wakesHolds { context.wakeHolds() }
-                if serves { countServed(position..<position + Int64(data.count), fresh: fresh) }
+                if serves { served(position..<position + Int64(data.count), fresh: fresh) }
                 return .bytes(data)
             }
             let step = fetcher.perform {
@@ -119,17 +127,18 @@ extension ResourceEngine {
                 case nil: continue
                 case .lent(let reserved)?:
                     let part = StreamPart.file(try lender.complete(reserved))
-                    if serves { countServed(reserved.range, fresh: reserved.fresh.byteCount) }
+                    if serves { served(reserved.range, fresh: reserved.fresh.byteCount) }
                     return part
                 case .planned(let plan, let fresh)?:
                     guard let data = try await reader.perform(plan, for: id) else {
                         locked.withLock { $0.state.fresh.giveBack(fresh) }
                         continue
                     }
-                    if serves { countServed(position..<position + Int64(data.count), fresh: fresh.byteCount) }
+                    if serves { served(position..<position + Int64(data.count), fresh: fresh.byteCount) }
                     return .bytes(data)
                 }
             case .wait:
+                if waitBegan == nil, playback != nil { waitBegan = environment.clock.uptime }
                 let token =
                     priority == .playback
                     ? gate.playbackWaits(isStart: locked.withLock { $0.state.readers[id]?.versionNumber == nil }) : nil

@@ -11,6 +11,8 @@ import Foundation
 struct TransferRun: Sendable {
     let resource: Resource
     let span: TransferSpan
+    /// Why: what it stores is counted as preloaded or downloaded (`FetchedAhead`) for playback reports.
+    let purpose: TransferPurpose
     let cache: SpoolCache
     /// Told, every `progressStep`, how many bytes of the span are stored, and of how many.
     let progress: @Sendable (_ stored: Int64, _ total: Int64) -> Void
@@ -40,10 +42,12 @@ struct TransferRun: Sendable {
                 throw SpoolError.rangeNotSatisfiable(requested: span.start, length: session.info.length)
             }
             let range = session.range
-            for _ in 0..<Self.maximumPasses {
+            for pass in 0..<Self.maximumPasses {
                 // What is stored now, the first request's bytes included (the session's `storedBefore` is from
                 // before it: reading those again would double a cold download's disk reads).
-                let gaps = await cache.cachedRanges(for: resource).gaps(in: range)
+                let stored = await cache.cachedRanges(for: resource)
+                if pass == 0 { countFetched(stored.intersection(range), before: session.storedBefore) }
+                let gaps = stored.gaps(in: range)
                 guard !gaps.isEmpty else { return .success(range) }
                 let total = range.upperBound - range.lowerBound
                 var done = gaps.reduce(total) { $0 - ($1.upperBound - $1.lowerBound) }
@@ -61,11 +65,26 @@ struct TransferRun: Sendable {
         }
     }
 
+    /// Counts as this run's what of `ranges` was not in `before`: what the session's first request brought.
+    private func countFetched(_ ranges: [Range<Int64>], before: ByteRangeSet) {
+        let key = cache.key(for: resource)
+        for range in ranges {
+            for fetched in before.gaps(in: range) {
+                cache.playback.fetchedAhead.fetched(key: key, range: fetched, purpose: purpose)
+            }
+        }
+    }
+
     /// Reads `gap` into the cache; returns its bytes.
     private func read(_ gap: Range<Int64>, storedBefore: Int64, total: Int64) async throws -> Int64 {
         let stream = cache.read(
             resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, purpose: .prefetch(.whole))
         var (received, reported, checked) = (Int64(0), Int64(0), Int64(0))
+        // The gap was missing: what the read received, this run fetched (however it ends).
+        defer {
+            cache.playback.fetchedAhead.fetched(
+                key: cache.key(for: resource), range: gap.lowerBound..<gap.lowerBound + received, purpose: purpose)
+        }
         for try await chunk in stream {
             received += Int64(chunk.count)
             if received - reported >= Self.progressStep {

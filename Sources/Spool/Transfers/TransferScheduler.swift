@@ -184,7 +184,7 @@ package final class TransferScheduler: Sendable {
             // A subscriber without conditions may fill the disk: only a job all of whose subscribers keep a
             // reserve looks at the free space.
             let checks = reserves.count == job.subscribers.count ? reserves : []
-            state.runs[id] = Task { await self.run(id, span: job.span, work: work, diskChecks: checks) }
+            state.runs[id] = Task { await self.run(id, job: job, work: work, diskChecks: checks) }
         case .suspend(let id), .cancel(let id):
             if let run = state.runs[id] { effects.cancelled.append(run) }
         case .finish(let id, let subscribers):
@@ -238,7 +238,7 @@ package final class TransferScheduler: Sendable {
 
     /// Runs job `id`, then tells the schedule it ended.
     private func run(
-        _ id: Int, span: TransferSpan, work: JobWork, diskChecks: [(group: Int, conditions: TransferConditions)]
+        _ id: Int, job: TransferSchedule.Job, work: JobWork, diskChecks: [(group: Int, conditions: TransferConditions)]
     ) async {
         let directory = directory
         var checkDisk: (@Sendable () async -> Void)?
@@ -252,7 +252,7 @@ package final class TransferScheduler: Sendable {
             }
         }
         let run = TransferRun(
-            resource: work.resource, span: span, cache: work.cache,
+            resource: work.resource, span: job.span, purpose: job.purpose, cache: work.cache,
             progress: { [weak self] stored, total in self?.report(id, stored: stored, total: total) },
             checkDisk: checkDisk)
         let result = await run.run()

@@ -58,11 +58,33 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
     }
 
     /// Stops loading, including the requests AVFoundation itself does not cancel (an item that left an
-    /// `AVQueuePlayer`): each open request is finished with `NSURLErrorCancelled`.
+    /// `AVQueuePlayer`): each open request is finished with `NSURLErrorCancelled`. Finishes the asset's
+    /// playback report.
     public override func cancelLoading() {
         super.cancelLoading()
         let delegate = loaderDelegate
         delegate.queue.async { delegate.releaseAll() }
+        delegate.finishPlayback()
+    }
+
+    /// Adds what `item` (the item playing this asset) says of its own playback to the asset's playback report
+    /// (`SpoolCache.playback`): startup time, stalls and time watched, from its access log. Without it the
+    /// report has the cache's side only (time to first byte, bytes by source, waits on the origin).
+    ///
+    /// ```swift
+    /// let item = AVPlayerItem(asset: asset)
+    /// asset.reportPlayback(of: item)
+    /// player.replaceCurrentItem(with: item)
+    /// ```
+    public func reportPlayback(of item: AVPlayerItem) {
+        loaderDelegate.itemWatch.watch(item)
+    }
+
+    /// Finishes the asset's playback report (`SpoolCache.playback`) now, rather than when the asset goes away
+    /// or `cancelLoading()` is called: for an app that keeps assets after their playback ended. Requests made
+    /// later are not reported.
+    public func finishPlaybackReport() {
+        loaderDelegate.finishPlayback()
     }
 
     /// The asset itself: it is immutable, and a copy made by `AVURLAsset` would have a resource loader

@@ -19,14 +19,20 @@ final class LoadingRequestHandler: @unchecked Sendable {
     private let queue: DispatchQueue
     private let cache: SpoolCache
     private let resource: Resource
+    /// The asset's playback report, which this request adds to.
+    private let playback: PlaybackRecording
     private var ended = false
     private var task: Task<Void, Never>?
 
-    init(request: AVAssetResourceLoadingRequest, queue: DispatchQueue, cache: SpoolCache, resource: Resource) {
+    init(
+        request: AVAssetResourceLoadingRequest, queue: DispatchQueue, cache: SpoolCache, resource: Resource,
+        playback: PlaybackRecording
+    ) {
         self.request = request
         self.queue = queue
         self.cache = cache
         self.resource = resource
+        self.playback = playback
     }
 
     /// Starts loading; `onEnd` runs on the delegate queue once the request is finished. Call on the queue.
@@ -39,7 +45,9 @@ final class LoadingRequestHandler: @unchecked Sendable {
             let (end, overflow) = data.requestedOffset.addingReportingOverflow(Int64(data.requestedLength))
             return (data.currentOffset, overflow ? nil : end)
         }
+        let playbackRequest = playback.requestStarted()
         task = Task { [self] in
+            defer { playbackRequest.end() }
             do {
                 // One read session per loading request: the content information, what is stored and the bytes
                 // come from one lookup of the entry. A request for the content information alone (or its
@@ -52,6 +60,7 @@ final class LoadingRequestHandler: @unchecked Sendable {
                 }
                 let session = try await cache.openRead(
                     resource, from: offset, length: length, purpose: .playback(), sizedAsPlayback: wantsInformation)
+                session.playback = playbackRequest
                 if wantsInformation {
                     try await answerContentInformation(session)
                 }

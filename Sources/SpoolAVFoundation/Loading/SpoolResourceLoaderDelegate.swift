@@ -18,16 +18,31 @@ final class SpoolResourceLoaderDelegate: NSObject, AVAssetResourceLoaderDelegate
     private let cache: SpoolCache
     private let resource: Resource
     private var handlers: [ObjectIdentifier: LoadingRequestHandler] = [:]
+    /// The asset's playback report, which every loading request adds to.
+    let playback: PlaybackRecording
+    /// The player item whose own figures go into the report (`SpoolAsset.reportPlayback(of:)`).
+    let itemWatch: PlayerItemWatch
 
     init(cache: SpoolCache, resource: Resource) {
         self.cache = cache
         self.resource = resource
         queue = DispatchQueue(label: "Spool.ResourceLoader")
+        playback = cache.playback.recording(
+            item: CacheKeyPolicy.displayURL(for: resource.url), key: cache.key(for: resource), path: .avPlayer)
+        itemWatch = PlayerItemWatch(recording: playback)
+    }
+
+    /// Finishes the playback report, with the player item's last figures.
+    func finishPlayback() {
+        itemWatch.readNow()
+        playback.finish()
     }
 
     /// The asset is gone (it owns this delegate): AVFoundation will not cancel the requests it handed out, and
-    /// each one accepted is owed a finish, so each is released with `NSURLErrorCancelled`.
+    /// each one accepted is owed a finish, so each is released with `NSURLErrorCancelled`. Its playback report
+    /// is finished.
     deinit {
+        finishPlayback()
         let abandoned = Array(handlers.values)
         guard !abandoned.isEmpty else { return }
         queue.async {
@@ -41,7 +56,8 @@ final class SpoolResourceLoaderDelegate: NSObject, AVAssetResourceLoaderDelegate
     ) -> Bool {
         guard let url = loadingRequest.request.url, SpoolURLScheme.unwrap(url) != nil else { return false }
         let id = ObjectIdentifier(loadingRequest)
-        let handler = LoadingRequestHandler(request: loadingRequest, queue: queue, cache: cache, resource: resource)
+        let handler = LoadingRequestHandler(
+            request: loadingRequest, queue: queue, cache: cache, resource: resource, playback: playback)
         handlers[id] = handler
         handler.start { [weak self] in self?.handlers[id] = nil }
         return true

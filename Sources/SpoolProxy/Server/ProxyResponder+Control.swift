@@ -3,7 +3,8 @@ import NIOCore
 import NIOHTTP1
 import Spool
 
-/// The proxy's own paths, which name no origin: the ping, the statistics, the preload and download APIs.
+/// The proxy's own paths, which name no origin: the ping, the statistics, the playback reports, the preload and
+/// download APIs.
 extension ProxyResponder {
     /// Answers `head` if it is for one of the proxy's own paths; returns whether it was.
     func answerControl(
@@ -11,8 +12,8 @@ extension ProxyResponder {
     ) async throws -> Bool {
         let path = head.uri
         let isOwn =
-            path == SpoolProxy.pingPath || path == SpoolProxy.statisticsPath || PreloadControl.handles(path)
-            || DownloadControl.handles(path)
+            path == SpoolProxy.pingPath || path == SpoolProxy.statisticsPath || path == SpoolProxy.playbackPath
+            || PreloadControl.handles(path) || DownloadControl.handles(path)
         guard isOwn else { return false }
         record.target = String(Self.path(of: path))
         let isHead = head.method == .HEAD
@@ -26,14 +27,14 @@ extension ProxyResponder {
                 throw FailureResponse(
                     status: 405, reason: "only GET and HEAD", headers: [HeaderField("Allow", "GET, HEAD")])
             }
-            guard path == SpoolProxy.statisticsPath else {
+            guard path == SpoolProxy.statisticsPath || path == SpoolProxy.playbackPath else {
                 record.status = 200
                 record.bodyBytes = try await sendWhole(
                     ByteBuffer(string: "pong\n"), status: 200, type: "text/plain; charset=utf-8",
                     extraFields: pingProof(head), head: head, isHead: isHead, keepAlive: keepAlive, writer: writer)
                 return true
             }
-            json = try await statisticsJSON()
+            json = path == SpoolProxy.playbackPath ? try await playbackJSON() : try await statisticsJSON()
         }
         record.status = 200
         record.bodyBytes = try await sendWhole(
@@ -65,6 +66,20 @@ extension ProxyResponder {
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         return Array(try encoder.encode(statistics)) + [UInt8(ascii: "\n")]
+    }
+
+    /// The cache's playback reports and their summary as JSON (`SpoolProxy.playbackPath`).
+    private func playbackJSON() async throws -> [UInt8] {
+        struct Answer: Encodable {
+            let summary: PlaybackSummary
+            let reports: [PlaybackReport]
+        }
+        let reports = await cache.playback.recent()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return Array(try encoder.encode(Answer(summary: PlaybackSummary(reports), reports: reports)))
+            + [UInt8(ascii: "\n")]
     }
 
     /// `sendWhole` of a body of type `type`, with `extraFields` (`Allow` for 405), never to be cached by the

@@ -71,6 +71,10 @@ extension ProxyResponder {
         // Throws only when the connection has closed (the slice is released then): the usual path says so.
         guard let region = try? slices.region(for: slice) else { return nil }
         if target.asksForWhole { readAhead.played(target.mapping.origin, range: Self.firstRead(head)) }
+        let ticket = playback.begin(origin: target.mapping.origin, key: target.key)
+        ticket.request.served(key: target.key, range: slice.offset..<slice.offset + Int64(slice.count), fresh: 0)
+        ticket.request.mediaStarted()
+        playback.end(ticket)
         let record = ProxyLogRecord(
             method: head.method.rawValue, target: target.mapping.displayURL, range: request.range,
             status: plan.status, bodyBytes: Int64(slice.count), failure: nil)

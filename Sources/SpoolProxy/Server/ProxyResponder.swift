@@ -21,6 +21,8 @@ struct ProxyResponder: Sendable {
     let preload: PreloadControl
     /// The download API (`/downloads`).
     let downloads: DownloadControl
+    /// The items being played, with their playback reports.
+    let playback: ProxyPlaybackItems
     /// What the paths of rewritten playlists start with: empty on loopback, `/s/<token>` for the local
     /// network's listener, so a receiver fetches every segment with the token too.
     private(set) var pathScope = ""
@@ -39,6 +41,7 @@ struct ProxyResponder: Sendable {
             preloader: preloader ?? SpoolPreloader(cache: cache, configuration: configuration.preload),
             configuration: configuration, signer: secrets.signer)
         self.downloads = DownloadControl(queue: downloads, configuration: configuration, signer: secrets.signer)
+        playback = ProxyPlaybackItems(cache: cache, idleInterval: configuration.playbackIdleInterval)
         readAhead = SegmentReadAhead(
             cache: cache,
             window: .init(seconds: configuration.readAheadSeconds, bytes: configuration.readAheadBytes))
@@ -133,6 +136,9 @@ struct ProxyResponder: Sendable {
         // The first range's read session brings the content information and what was stored before anything
         // was asked of the origin; asking for the content information brings the first bytes too.
         let wanted = isHead ? 0..<1 : Self.firstRead(head) ?? 0..<Int64.max
+        // A GET is a player's request for its item's playback report; a HEAD serves nothing.
+        let ticket = isHead ? nil : playback.begin(origin: origin, key: cache.key(for: resource))
+        defer { if let ticket { playback.end(ticket) } }
         let session: ReadSession
         do {
             // A player asks: waiting for the origin's first answer, it is a start that preloads give way to.
@@ -143,6 +149,7 @@ struct ProxyResponder: Sendable {
         } catch {
             throw FailureResponse(error: error)
         }
+        session.playback = ticket?.request
         let (info, storedBefore) = (session.info, session.storedBefore)
         let playlist: HLSPlaylist?
         do {
@@ -152,6 +159,7 @@ struct ProxyResponder: Sendable {
             throw FailureResponse(error: error)
         }
         if let playlist {
+            playback.named(by: playlist, at: origin)
             if playlist.references.contains(where: { $0.role == .variant }) {
                 readAhead.learnMaster(playlist, url: origin)
             } else {
@@ -173,10 +181,12 @@ struct ProxyResponder: Sendable {
         if !isHead, let first = ranges.first {
             do {
                 let reading =
-                    session.range == first ? session : try await openRead(resource, first, extent: extent)
+                    session.range == first
+                    ? session : try await openRead(resource, first, extent: extent, for: ticket?.request)
                 paced(reading, pace)
                 firstPart = try await reading.nextPart(revoke: writer.revokeSlice)
                 firstSession = reading
+                ticket?.request.mediaStarted()
             } catch {
                 throw FailureResponse(error: error)
             }
@@ -218,7 +228,7 @@ struct ProxyResponder: Sendable {
                     record.bodyBytes += Int64(firstBody.readableBytes)
                 }
             } else {
-                reading = try await openRead(resource, range, extent: extent)
+                reading = try await openRead(resource, range, extent: extent, for: ticket?.request)
                 paced(reading, pace)
             }
             while let part = try await reading.nextPart(revoke: writer.revokeSlice) {
@@ -232,11 +242,14 @@ struct ProxyResponder: Sendable {
         try await writer.write(.end(nil))
     }
 
-    /// A player's read of `range`.
-    private func openRead(_ resource: Resource, _ range: Range<Int64>, extent: ReadExtent) async throws
-        -> ReadSession
-    {
-        try await cache.openRead(resource, from: range.lowerBound, length: range.count64, purpose: .playback(extent))
+    /// A player's read of `range`, for its `request` (of a playback report).
+    private func openRead(
+        _ resource: Resource, _ range: Range<Int64>, extent: ReadExtent, for request: PlaybackRequest?
+    ) async throws -> ReadSession {
+        let session = try await cache.openRead(
+            resource, from: range.lowerBound, length: range.count64, purpose: .playback(extent))
+        session.playback = request
+        return session
     }
 
     /// Paces `session` by the client when it runs to the end of the resource: that is what a player asks

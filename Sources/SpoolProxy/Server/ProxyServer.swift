@@ -32,9 +32,12 @@ final class ProxyServer: Sendable {
     private let connections = LockedBox(ConnectionRegistry(), rank: .proxyConnections)
     /// What outlives every connection and listener: the HLS read-ahead, stopped last.
     private let readAhead: SegmentReadAhead
+    /// The items being played, whose reports are finished when the proxy stops.
+    private let playback: ProxyPlaybackItems
 
-    init(readAhead: SegmentReadAhead) {
+    init(readAhead: SegmentReadAhead, playback: ProxyPlaybackItems) {
         self.readAhead = readAhead
+        self.playback = playback
     }
 
     /// Hands `descriptor`, a socket already bound and listening (`ListeningSocket`), to the event loop: its
@@ -157,7 +160,8 @@ final class ProxyServer: Sendable {
         for task in running { await task.value }
     }
 
-    /// Closes every connection (bodies in progress break off), waits for their tasks, stops the read-ahead.
+    /// Closes every connection (bodies in progress break off), waits for their tasks, stops the read-ahead and
+    /// finishes the playback reports of the items being played.
     /// Call it once the listeners are closed.
     func stop() async {
         let running = connections.withLock { registry in
@@ -167,6 +171,7 @@ final class ProxyServer: Sendable {
         for task in running { task.cancel() }
         for task in running { await task.value }
         await readAhead.stop()
+        playback.finishAll()
     }
 
     private static let tooLarge = FailureResponse(

@@ -197,6 +197,19 @@ final class ServeCommandTests: XCTestCase {
             XCTAssertNil(data.range(of: Data(querySecret.utf8)), file.path)
         }
         XCTAssertGreaterThanOrEqual(scanned, 2, "the data file and the index record were scanned")
+        // The stopped serve finished the item's playback report and wrote it in the directory (scanned above),
+        // naming the item without its token.
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: cacheDirectory.appendingPathComponent("playback.json").path))
+        let stats = try spool(["stats", "--playback", "--json", "--cache", cacheDirectory.path])
+        XCTAssertEqual(stats.status, 0, stats.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stats.stdoutText.utf8)) as? [String: Any])
+        let reports = try XCTUnwrap(json["reports"] as? [[String: Any]])
+        XCTAssertEqual(reports.count, 1)
+        XCTAssertEqual(reports.first?["item"] as? String, "http://127.0.0.1:\(origin.port)/private.mp3")
+        XCTAssertEqual(reports.first?["bytesFromOrigin"] as? Int, 100_000)
+        let table = try spool(["stats", "--playback", "--cache", cacheDirectory.path])
+        XCTAssertTrue(table.stdoutText.contains("cold "), table.stdoutText)
     }
 
     func testAPortInUseFailsAtOnceWithAClearError() throws {

@@ -42,6 +42,11 @@ let package = Package(
         // The README's AVPlayer quick start as a target of its own, so that CI compiles it for iOS and macOS as
         // written (a test keeps the two the same); empty on Linux, which has no AVFoundation. Not a product.
         .target(name: "SpoolQuickStart", dependencies: ["Spool", "SpoolAVFoundation"]),
+        // The example iOS app (README, "The example app"): compiled for iOS by `../shared/apple/check --ios26`
+        // in CI, empty elsewhere; not a product, so no app links it.
+        .target(
+            name: "SpoolExampleApp", dependencies: ["Spool", "SpoolAVFoundation", "SpoolProxy", "SpoolDownloads"],
+            path: "Examples/SpoolExampleApp"),
         // The Swift samples of the DocC articles that need no AVFoundation, compiled on every build (the tests
         // check that the articles show them as written). Not a product.
         .target(

@@ -83,13 +83,15 @@ public final class SpoolCache: Sendable {
         read(resource, from: offset, length: length, purpose: .playback(), consumer: consumer)
     }
 
-    /// `read` for `purpose` (see `ReadSession`), opened when iteration starts.
+    /// `read` for `purpose` (see `ReadSession`), opened when iteration starts; `ahead` says why a read ahead
+    /// of playback runs.
     package func read(
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, purpose: ReadPurpose,
-        consumer: (@Sendable () async throws -> Void)? = nil
+        consumer: (@Sendable () async throws -> Void)? = nil, ahead: TransferPurpose? = nil
     ) -> ByteStream {
         ByteStream(opening: {
-            try await self.openRead(resource, from: offset, length: length, purpose: purpose, consumer: consumer)
+            try await self.openRead(
+                resource, from: offset, length: length, purpose: purpose, consumer: consumer, ahead: ahead)
         })
     }
 
@@ -99,11 +101,12 @@ public final class SpoolCache: Sendable {
     /// question for the content information, which its reads follow). See `ReadSession`.
     package func openRead(
         _ resource: Resource, from offset: Int64 = 0, length: Int64? = nil, purpose: ReadPurpose,
-        consumer: (@Sendable () async throws -> Void)? = nil, sizedAsPlayback: Bool = false
+        consumer: (@Sendable () async throws -> Void)? = nil, sizedAsPlayback: Bool = false,
+        clientData: CommonMediaClientData? = nil, ahead: TransferPurpose? = nil
     ) async throws -> ReadSession {
         try await ReadSession.open(
             acquire(resource), from: offset, length: length, purpose: purpose, consumer: consumer,
-            sizedAsPlayback: sizedAsPlayback,
+            sizedAsPlayback: sizedAsPlayback, clientData: clientData, ahead: ahead,
             release: { [weak self] engine in self?.release(engine) ?? engine.closeBlocking() })
     }
 
@@ -237,6 +240,7 @@ public final class SpoolCache: Sendable {
         EngineEnvironment(
             store: store, policy: configuration.fetchPolicy, codec: codec, clock: configuration.clock,
             problems: problems, link: linkMonitor, checked: checked, gate: gate, statistics: statisticsCounter,
+            clientData: configuration.clientData,
             willWrite: { [weak self] bytes in
                 guard let self, self.evictor.noteWritten(bytes) else { return false }
                 await self.makeRoom(for: bytes)

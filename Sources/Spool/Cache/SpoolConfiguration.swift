@@ -31,6 +31,9 @@ public struct SpoolConfiguration: Sendable {
     public var preloadByteBudget: Int64?
     /// Told about problems the cache handled on its own (full disk, damaged bytes, a wrong key).
     public var onProblem: (@Sendable (SpoolProblem) -> Void)?
+    /// What Common Media Client Data (CMCD) the origin requests carry: by default the players' passes on and
+    /// Spool's own requests ahead of playback say so, in header fields (`ClientDataPolicy`).
+    public var clientData = ClientDataPolicy()
 
     /// A configuration; by default HTTP(S) through URLSession, credential query items left out of keys, no
     /// limits, no encryption.

@@ -17,6 +17,8 @@ struct EngineEnvironment: Sendable {
     let gate: PlaybackGate
     /// Counts bytes served, fetched and evicted (`SpoolCache.statistics`).
     let statistics: StatisticsCounter
+    /// What CMCD origin requests carry.
+    let clientData: ClientDataPolicy
     /// Told how many bytes an engine is about to store, so limits are enforced as data is written: makes room
     /// for them when a check is due, and returns whether one was (then `limitsAfterWrite` runs once they are
     /// written).

@@ -46,11 +46,17 @@ package final class ReadSession: @unchecked Sendable {
     /// player's read to the end would (a player's question for the content information, which its reads
     /// follow). Throws when the origin cannot tell the content information; a range past the end is thrown
     /// by the first `nextPart`, so that a server still learns the content information (and answers `416`).
+    /// `clientData` is the player's CMCD, `ahead` why a read ahead of playback runs (`ClientDataPolicy`).
     static func open(
         _ engine: ResourceEngine, from offset: Int64, length: Int64?, purpose: ReadPurpose,
         consumer: (@Sendable () async throws -> Void)? = nil, sizedAsPlayback: Bool = false,
+        clientData: CommonMediaClientData? = nil, ahead: TransferPurpose? = nil,
         release: @escaping @Sendable (ResourceEngine) -> Void
     ) async throws -> ReadSession {
+        // Whose read this is decides the CMCD of the origin requests it makes: a player's data, or a label.
+        engine.context.clientDataSources.withLock {
+            $0.note(player: purpose.priority == .playback, data: clientData, ahead: ahead)
+        }
         // A negative offset or length makes a range the first `nextPart` refuses.
         let requestedEnd = length.map { length in offset < 0 ? offset : offset + min(length, Int64.max - offset) }
         let found: (info: ContentInfo, storedBefore: ByteRangeSet)

@@ -47,12 +47,18 @@ public struct OriginReadRequest: Sendable, Hashable {
     public var range: Range<Int64>
     /// The version the engine already holds bytes of (`ContentInfo.rangeValidator`); `nil` when it holds none.
     public var validator: String?
+    /// The Common Media Client Data the request carries (`ClientDataPolicy`): the player's it serves, or
+    /// Spool's own label of a fetch ahead of playback. `HTTPOrigin` sends it; other origins may ignore it.
+    public var clientData: CommonMediaClientData?
 
-    /// A request for `range` of the resource at `url`.
-    public init(url: URL, range: Range<Int64>, validator: String? = nil) {
+    /// A request for `range` of the resource at `url`, carrying `clientData`.
+    public init(
+        url: URL, range: Range<Int64>, validator: String? = nil, clientData: CommonMediaClientData? = nil
+    ) {
         self.url = url
         self.range = range
         self.validator = validator
+        self.clientData = clientData
     }
 }
 

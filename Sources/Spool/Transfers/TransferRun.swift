@@ -37,7 +37,8 @@ struct TransferRun: Sendable {
             // The session is not read from: it brings the content information (and the open entry, so that
             // what is stored is asked of memory), and the gaps are read one by one.
             let session = try await cache.openRead(
-                resource, from: span.start, length: span.end.map { $0 - span.start }, purpose: .prefetch(.whole))
+                resource, from: span.start, length: span.end.map { $0 - span.start }, purpose: .prefetch(.whole),
+                ahead: purpose)
             guard span.start <= session.info.length else {
                 throw SpoolError.rangeNotSatisfiable(requested: span.start, length: session.info.length)
             }
@@ -78,7 +79,8 @@ struct TransferRun: Sendable {
     /// Reads `gap` into the cache; returns its bytes.
     private func read(_ gap: Range<Int64>, storedBefore: Int64, total: Int64) async throws -> Int64 {
         let stream = cache.read(
-            resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, purpose: .prefetch(.whole))
+            resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, purpose: .prefetch(.whole),
+            ahead: purpose)
         var (received, reported, checked) = (Int64(0), Int64(0), Int64(0))
         // The gap was missing: what the read received, this run fetched (however it ends).
         defer {

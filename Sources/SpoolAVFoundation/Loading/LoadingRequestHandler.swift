@@ -46,6 +46,9 @@ final class LoadingRequestHandler: @unchecked Sendable {
             return (data.currentOffset, overflow ? nil : end)
         }
         let playbackRequest = playback.requestStarted()
+        // What AVPlayer says of the request in CMCD (iOS 18's `sendsCommonMediaClientDataAsHTTPHeaders`, where
+        // it reaches a resource loader), for the origin requests that serve it.
+        let clientData = request.request.allHTTPHeaderFields.flatMap(CommonMediaClientData.init(headerFields:))
         task = Task { [self] in
             defer { playbackRequest.end() }
             do {
@@ -59,7 +62,8 @@ final class LoadingRequestHandler: @unchecked Sendable {
                     (offset, length) = (0, 0)
                 }
                 let session = try await cache.openRead(
-                    resource, from: offset, length: length, purpose: .playback(), sizedAsPlayback: wantsInformation)
+                    resource, from: offset, length: length, purpose: .playback(), sizedAsPlayback: wantsInformation,
+                    clientData: clientData)
                 session.playback = playbackRequest
                 if wantsInformation {
                     try await answerContentInformation(session)

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import Spool
@@ -57,5 +58,23 @@ extension ProxyResponder {
         // One random number, not one per digit: each is a getrandom call, sixteen of them cost 0.1 ms a request.
         let digits = String(UInt64.random(in: .min ... .max), radix: 16)
         return "spool-" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+extension ProxyResponder {
+    /// The CMCD a player sent with `head`: its target's `CMCD` query item or its
+    /// `CMCD-*` header fields.
+    static func clientData(of head: HTTPRequestHead) -> CommonMediaClientData? {
+        if let query = head.uri.firstIndex(of: "?"),
+            let item = URLComponents(string: "/" + head.uri[query...])?.queryItems?.first(where: { $0.name == "CMCD" }),
+            let value = item.value, let data = CommonMediaClientData(parsing: value)
+        {
+            return data
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in head.headers where name.lowercased().hasPrefix("cmcd-") {
+            fields[name] = fields[name].map { $0 + "," + value } ?? value
+        }
+        return fields.isEmpty ? nil : CommonMediaClientData(headerFields: fields)
     }
 }

@@ -139,13 +139,15 @@ struct ProxyResponder: Sendable {
         // A GET is a player's request for its item's playback report; a HEAD serves nothing.
         let ticket = isHead ? nil : playback.begin(origin: origin, key: cache.key(for: resource))
         defer { if let ticket { playback.end(ticket) } }
+        // The player's CMCD goes with the origin requests that serve it.
+        let clientData = Self.clientData(of: head)
         let session: ReadSession
         do {
             // A player asks: waiting for the origin's first answer, it is a start that preloads give way to.
             session = try await cache.openRead(
                 resource, from: wanted.lowerBound,
                 length: wanted.upperBound == .max ? nil : wanted.upperBound - wanted.lowerBound,
-                purpose: .playback(isHead ? .mayStopEarly : extent))
+                purpose: .playback(isHead ? .mayStopEarly : extent), clientData: clientData)
         } catch {
             throw FailureResponse(error: error)
         }
@@ -182,7 +184,9 @@ struct ProxyResponder: Sendable {
             do {
                 let reading =
                     session.range == first
-                    ? session : try await openRead(resource, first, extent: extent, for: ticket?.request)
+                    ? session
+                    : try await openRead(
+                        resource, first, extent: extent, for: ticket?.request, clientData: clientData)
                 paced(reading, pace)
                 firstPart = try await reading.nextPart(revoke: writer.revokeSlice)
                 firstSession = reading
@@ -228,7 +232,8 @@ struct ProxyResponder: Sendable {
                     record.bodyBytes += Int64(firstBody.readableBytes)
                 }
             } else {
-                reading = try await openRead(resource, range, extent: extent, for: ticket?.request)
+                reading = try await openRead(
+                    resource, range, extent: extent, for: ticket?.request, clientData: clientData)
                 paced(reading, pace)
             }
             while let part = try await reading.nextPart(revoke: writer.revokeSlice) {
@@ -242,12 +247,14 @@ struct ProxyResponder: Sendable {
         try await writer.write(.end(nil))
     }
 
-    /// A player's read of `range`, for its `request` (of a playback report).
+    /// A player's read of `range`, for its `request` (of a playback report), with its CMCD.
     private func openRead(
-        _ resource: Resource, _ range: Range<Int64>, extent: ReadExtent, for request: PlaybackRequest?
+        _ resource: Resource, _ range: Range<Int64>, extent: ReadExtent, for request: PlaybackRequest?,
+        clientData: CommonMediaClientData?
     ) async throws -> ReadSession {
         let session = try await cache.openRead(
-            resource, from: range.lowerBound, length: range.count64, purpose: .playback(extent))
+            resource, from: range.lowerBound, length: range.count64, purpose: .playback(extent),
+            clientData: clientData)
         session.playback = request
         return session
     }

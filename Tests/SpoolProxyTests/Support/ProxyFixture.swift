@@ -16,12 +16,12 @@ final class ProxyFixture: Sendable {
     /// The download queue the proxy's download API drives, when the fixture was made with download conditions.
     let downloads: DownloadQueue?
 
-    /// The fixture's cache runs on `clock` (by default the system's) with `transferLimits`; with
+    /// The fixture's cache runs on `clock` (by default the system's) with `transferLimits` and `clientData`; with
     /// `downloadConditions`, a download queue under them runs beside the proxy (stopped at the end).
     init(
         test: XCTestCase, configuration: ProxyConfiguration = ProxyConfiguration(),
         clock: any SpoolClock = SystemClock(), downloadConditions: (any ConditionsSource)? = nil,
-        transferLimits: TransferLimits = TransferLimits()
+        transferLimits: TransferLimits = TransferLimits(), clientData: ClientDataPolicy = ClientDataPolicy()
     ) async throws {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("spool-proxy-test-\(UUID().uuidString)", isDirectory: true)
@@ -31,6 +31,7 @@ final class ProxyFixture: Sendable {
         nginx = try NginxOrigin(serving: www)
         var cacheConfiguration = SpoolConfiguration(directory: cacheDirectory, fetchPolicy: FetchPolicy(), clock: clock)
         cacheConfiguration.transferLimits = transferLimits
+        cacheConfiguration.clientData = clientData
         cache = try SpoolCache(configuration: cacheConfiguration)
         if let downloadConditions {
             downloads = try await DownloadQueue(cache: cache, conditions: downloadConditions)

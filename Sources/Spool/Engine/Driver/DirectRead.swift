@@ -129,8 +129,10 @@ final class DirectRead: @unchecked Sendable {
                     guard from < upper else { return watch.disarm() }
                     sending = true
                     let (response, sentAt) = try await fetcher.send(
-                        OriginReadRequest(url: url, range: from..<upper, validator: known?.rangeValidator), watch: watch
-                    )
+                        OriginReadRequest(
+                            url: url, range: from..<upper, validator: known?.rangeValidator,
+                            clientData: fetcher.context.clientData(forPlayer: true, mimeType: known?.mimeType)),
+                        watch: watch)
                     outcome.withLock { $0.info = response.info }
                     if let known, response.info.isDifferentVersion(from: known) { throw SpoolError.resourceChanged }
                     guard response.offset <= from else {

@@ -13,6 +13,8 @@ final class EntryContext: Sendable {
     let locked: LockedBox<LockedEntry>
     /// Tells the cache that the engine has nothing left running and no user.
     let becameIdle: @Sendable () -> Void
+    /// Whose reads the origin requests serve, for the CMCD they carry.
+    let clientDataSources = LockedBox(ClientDataSources())
 
     init(
         key: String, url: URL, origin: any Origin, environment: EngineEnvironment,
@@ -28,6 +30,12 @@ final class EntryContext: Sendable {
                 state: EngineState(
                     policy: environment.policy, info: nil, stored: ByteRangeSet(),
                     created: environment.clock.date)), rank: .entry)
+    }
+
+    /// The CMCD of an origin request that serves a player (`forPlayer`; `nil`: whoever read last), if any.
+    func clientData(forPlayer: Bool?, mimeType: String?) -> CommonMediaClientData? {
+        let policy = environment.clientData
+        return clientDataSources.withLock { $0.data(forPlayer: forPlayer, policy: policy, mimeType: mimeType) }
     }
 
     var store: DiskStore { environment.store }

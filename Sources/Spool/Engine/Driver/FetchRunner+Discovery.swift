@@ -38,7 +38,9 @@ extension FetchRunner {
     private func sendFirst(_ requested: Range<Int64>, watch: StallWatch) async {
         let (response, sent): (OriginReadResponse, TimeInterval)
         do {
-            (response, sent) = try await send(OriginReadRequest(url: url, range: requested), watch: watch)
+            let clientData = context.clientData(forPlayer: nil, mimeType: nil)
+            (response, sent) = try await send(
+                OriginReadRequest(url: url, range: requested, clientData: clientData), watch: watch)
         } catch {
             watch.disarm()
             environment.link.requestEnded(url, reusable: false)

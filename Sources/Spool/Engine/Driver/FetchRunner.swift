@@ -82,9 +82,14 @@ struct FetchRunner: Sendable {
             if !isRetry { entry.state.fetchStarted(id, at: environment.clock.uptime) }
             // Abandoned between two sends (a retry): nobody waits for another.
             entry.state.expireAbandoned(fetch: id, byItsOwnTask: true)
-            return entry.state.remaining(of: id).map { ($0, entry.state.info?.rangeValidator) }
+            // A request serves a player when a player's reader waits for it (the rest read ahead).
+            let servesPlayer =
+                entry.state.fetches[id]?.interested.contains { entry.state.readers[$0]?.isPrefetch == false } ?? false
+            return entry.state.remaining(of: id).map {
+                ($0, entry.state.info?.rangeValidator, servesPlayer, entry.state.info?.mimeType)
+            }
         }
-        guard let (range, validator) = next else {
+        guard let (range, validator, servesPlayer, mimeType) = next else {
             watch.disarm()
             if sending { environment.link.requestEnded(url, reusable: false) }
             return finishFetch(id, failure: nil)
@@ -96,8 +101,10 @@ struct FetchRunner: Sendable {
                 response = opened
             } else {
                 sending = true
+                let clientData = context.clientData(forPlayer: servesPlayer, mimeType: mimeType)
                 (response, sentAt) = try await send(
-                    OriginReadRequest(url: url, range: range, validator: validator), watch: watch)
+                    OriginReadRequest(url: url, range: range, validator: validator, clientData: clientData),
+                    watch: watch)
                 absorb(response, requested: range.lowerBound, fetch: id)
             }
             let reached = try await receive(response, fetch: id, watch: watch) { progress.withLock { $0 = true } }

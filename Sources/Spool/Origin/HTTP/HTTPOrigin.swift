@@ -78,7 +78,8 @@ public final class HTTPOrigin: Origin {
     public func read(_ request: OriginReadRequest) async throws -> OriginReadResponse {
         try Self.checkScheme(of: request.url)
         let (head, body) = try await send(
-            url: request.url, method: "GET", range: request.range, validator: request.validator)
+            url: request.url, method: "GET", range: request.range, validator: request.validator,
+            clientData: request.clientData)
         switch head.status {
         case 206:
             guard let contentRange = head.contentRange, let range = contentRange.range else {
@@ -139,7 +140,7 @@ public final class HTTPOrigin: Origin {
 
     /// Sends a request for `url` (or the URL it was last redirected to), following redirects.
     private func send(
-        url: URL, method: String, range: Range<Int64>?, validator: String?
+        url: URL, method: String, range: Range<Int64>?, validator: String?, clientData: CommonMediaClientData? = nil
     ) async throws -> (head: OriginResponseHead, body: AsyncThrowingStream<Data, any Error>) {
         let remembered = finalURLs.withLock { $0[url] }
         var request = URLRequest(
@@ -151,6 +152,8 @@ public final class HTTPOrigin: Origin {
             request.setValue("bytes=\(range.lowerBound)-\(range.upperBound - 1)", forHTTPHeaderField: "Range")
             if let validator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
         }
+        // Before the modifier, which may change or drop it (it sees the request as it will go).
+        clientData?.apply(to: &request)
         if let modifier { try await modifier(&request) }
         // The modifier's credentials are for the resource's host, even when the request goes where that
         // host once redirected it.

@@ -44,6 +44,27 @@ struct FeedReport {
         row(
             "longest wait while watching (any item)", { $0.longestWait.isEmpty ? "—" : Self.ms($0.longestWait.max()!) },
             goal: "preload ≤ no preload", met: waitPreload <= waitNoPreload + 0.1 ? "yes" : "**no**")
+        // What the cache's own playback reports say of the same passes (`cache.playback`): the proxy's view,
+        // from an item's first request to its first media byte, and its waits on the origin after that.
+        row(
+            "reports: time to start of the next items, median",
+            {
+                $0.reports.isEmpty
+                    ? "—" : Self.ms(Self.percentile($0.reports.dropFirst().compactMap(\.timeToStart), 0.5))
+            })
+        row(
+            "reports: items started from the cache / partly / cold",
+            { result in
+                result.reports.isEmpty
+                    ? "—"
+                    : PlaybackReport.Start.allCases.map { start in
+                        "\(result.reports.filter { $0.start == start }.count)"
+                    }
+                    .joined(separator: " / ")
+            })
+        row(
+            "reports: waits on the origin after the start",
+            { $0.reports.isEmpty ? "—" : "\($0.reports.reduce(0) { $0 + $1.originWaits })" })
         row("bytes from the origin", { Self.mb($0.originBytes) })
         let duplicates = results[.preload]?.duplicateBytes ?? 0
         row(

@@ -27,6 +27,8 @@ final class FeedRun {
         var totals: PreloadTotals?
         /// For the preload pass: the bytes each item's plan covers, for items preloaded and never opened.
         var skippedTargetBytes: Int64 = 0
+        /// The cache's playback reports of the items played, in the order they started (none for direct).
+        var reports: [PlaybackReport] = []
     }
 
     let way: Way
@@ -67,6 +69,12 @@ final class FeedRun {
         await cache?.close()
         await transport?.shutdown()
         link.stop()
+    }
+
+    /// The playback reports of this pass's items (the proxy finishes them when it stops), oldest first.
+    func playbackReports(since start: Date) async -> [PlaybackReport] {
+        guard let cache else { return [] }
+        return await cache.playback.recent().filter { $0.startedAt >= start }.sorted { $0.startedAt < $1.startedAt }
     }
 
     /// The origin URL of `path` across the link.

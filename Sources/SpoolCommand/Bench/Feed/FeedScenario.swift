@@ -30,6 +30,7 @@ struct FeedScenario {
             let run = try FeedRun(
                 way: way, originPort: originPort, profile: profile, cacheDirectory: directory, scheme: scheme,
                 trustRoots: trustRoots)
+            let passStarted = Date()
             do {
                 try await run.start()
                 if way == .cached {
@@ -78,6 +79,8 @@ struct FeedScenario {
                 throw error
             }
             await run.stop()
+            // The proxy finished the last items' reports as it stopped.
+            results[way]?.reports = await run.playbackReports(since: passStarted)
         }
         return results
     }

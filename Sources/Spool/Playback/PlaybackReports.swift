@@ -50,8 +50,9 @@ public final class PlaybackReports: Sendable {
     /// small file, on `BlockingIO`.
     public func recent() async -> [PlaybackReport] {
         let (file, queue) = (file, queue)
-        let stored = (try? await BlockingIO.run(on: queue) { file.read() })
-        return stored ?? latest.withLock { $0 }
+        // This process's own reports when the file has none (it could not be written: a full disk).
+        let stored = (try? await BlockingIO.run(on: queue) { file.read() }) ?? []
+        return stored.isEmpty ? latest.withLock { $0 } : stored
     }
 
     /// The summary of the `recent()` reports.

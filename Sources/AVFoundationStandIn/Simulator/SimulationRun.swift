@@ -38,8 +38,6 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         var waitStart: TimeInterval?
         var entireLengthAvailableOnDemand: Bool?
         var closed = false
-        /// How the player plays what it received, when it reports its playback (`SimulatedPlayback`).
-        var playback: PlaybackModel?
     }
 
     let plans: [Plan]
@@ -52,15 +50,15 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
     private let abandoned: @Sendable () -> Bool
     /// Where the simulated player cancels requests: not the delegate queue.
     private let playerQueue = DispatchQueue(label: "AVFoundationStandIn.player")
-    /// The item whose access log and notifications report the playback.
-    private let item: AVPlayerItem?
+    /// The item's log of the playback, when the player reports it (`SimulatedPlayback`).
+    private let playbackLog: PlaybackItemLog?
 
     init(
         script: PlayerScript, loader: AVAssetResourceLoader, expectedBytes: @escaping @Sendable (Range<Int64>) -> Data,
         resourceLength: Int64, expectedContentType: String?, abandoned: @escaping @Sendable () -> Bool,
         item: AVPlayerItem? = nil, playback: SimulatedPlayback? = nil
     ) {
-        self.item = item
+        playbackLog = PlaybackItemLog(item: item, playback: playback, resourceLength: resourceLength)
         self.loader = loader
         self.abandoned = abandoned
         self.expectedBytes = expectedBytes
@@ -78,12 +76,7 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
                 name: "request \(index) (\(scripted.info ? "info, " : "")\(scripted.rangeHeader))")
         }
         firstDataIndex = script.requests.firstIndex { $0.data || !$0.info }
-        var state = State(progress: Array(repeating: Progress(), count: script.requests.count))
-        if let playback, item != nil {
-            state.playback = PlaybackModel(
-                playback: playback, resourceLength: resourceLength, startedAt: monotonicSeconds())
-        }
-        self.state = Locked(state)
+        state = Locked(State(progress: Array(repeating: Progress(), count: script.requests.count)))
     }
 
     // MARK: Driving
@@ -153,8 +146,8 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             problems.append("\(plan.name): wrong bytes, first difference at offset \(offset + Int64(differing))")
         }
         let now = monotonicSeconds()
-        let events = state.withLock { state -> [PlaybackModel.Event] in
-            guard !state.closed else { return [] }
+        let played = state.withLock { state -> Int64? in
+            guard !state.closed else { return nil }
             state.failures += problems
             if correct {
                 state.checksPassed += 1
@@ -163,27 +156,10 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
             if state.progress[index].firstRespondAt == nil { state.progress[index].firstRespondAt = now }
             state.progress[index].received = max(state.progress[index].received, end - plan.scripted.offset)
             noteEvent(&state, at: now)
-            return state.playback?.received(total: state.bytesPlayed, at: now) ?? []
+            return state.bytesPlayed
         }
-        report(events, at: now)
+        if let played { playbackLog?.received(total: played, at: now) }
         cancelIfSatisfied(index)
-    }
-
-    /// Writes the item's access log as the player's playback stands at `now`, and posts what `events` call
-    /// for, as AVFoundation does (on a thread of its own, not the delegate queue).
-    private func report(_ events: [PlaybackModel.Event], at now: TimeInterval) {
-        guard let item, let model = state.withLock({ $0.playback }), let readyAt = model.readyAt else { return }
-        let event = AVPlayerItemAccessLogEvent(
-            playbackStartDate: Date(timeIntervalSinceNow: readyAt - monotonicSeconds()),
-            durationWatched: model.watched(at: now), numberOfStalls: model.stalls,
-            startupTime: readyAt - model.startedAt, numberOfBytesTransferred: state.withLock { $0.bytesPlayed })
-        item.accessLogEvents.withLock { $0 = [event] }
-        let box = UncheckedBox(value: item)
-        for event in events {
-            let name: Notification.Name =
-                event == .ready ? AVPlayerItem.newAccessLogEntryNotification : AVPlayerItem.playbackStalledNotification
-            playerQueue.async { NotificationCenter.default.post(name: name, object: box.value) }
-        }
     }
 
     func loadingRequest(
@@ -289,10 +265,10 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         state.withLock { $0.progress.compactMap { $0.ended ? nil : $0.request } }
     }
 
-    /// Ends the run: names requests left hanging and freezes the report.
+    /// Ends the run: names requests left hanging, writes the item's last access log figures (what was watched
+    /// until the player stopped) and freezes the report.
     func close(timedOut timeout: TimeInterval?) -> SimulationReport {
-        // The access log's last figures: what was watched until the player stopped.
-        report([], at: monotonicSeconds())
+        playbackLog?.write(at: monotonicSeconds())
         return state.withLock { state in
             state.closed = true
             if let timeout { state.failures.append("the simulation timed out after \(timeout) s") }

@@ -52,22 +52,19 @@ package final class PlaybackRecording: Sendable {
 
     /// The item, as a report names it.
     package let item: String
-    /// The cache key of the item's resource (its main one: an HLS item's playlist).
-    package let key: String
     private let path: PlaybackReport.Path
     private let clock: any SpoolClock
     private let fetchedAhead: FetchedAhead
     private let publish: @Sendable (PlaybackReport) -> Void
     private let state = LockedBox(State())
 
-    /// A recording of the item `item` (a display URL) with cache key `key`, read along `path`; `publish` takes
+    /// A recording of the item `item` (a display URL), read along `path`; `publish` takes
     /// the report when it is finished.
     package init(
-        item: String, key: String, path: PlaybackReport.Path, clock: any SpoolClock, fetchedAhead: FetchedAhead,
+        item: String, path: PlaybackReport.Path, clock: any SpoolClock, fetchedAhead: FetchedAhead,
         publish: @escaping @Sendable (PlaybackReport) -> Void
     ) {
         self.item = item
-        self.key = key
         self.path = path
         self.clock = clock
         self.fetchedAhead = fetchedAhead

@@ -61,9 +61,9 @@ public final class PlaybackReports: Sendable {
     }
 
     /// A recording of the playback of `item` (a display URL), whose main resource has key `key`.
-    package func recording(item: String, key: String, path: PlaybackReport.Path) -> PlaybackRecording {
+    package func recording(item: String, path: PlaybackReport.Path) -> PlaybackRecording {
         PlaybackRecording(
-            item: item, key: key, path: path, clock: clock, fetchedAhead: fetchedAhead,
+            item: item, path: path, clock: clock, fetchedAhead: fetchedAhead,
             publish: { [weak self] report in self?.add(report) })
     }
 

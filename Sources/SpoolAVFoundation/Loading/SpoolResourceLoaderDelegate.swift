@@ -28,7 +28,7 @@ final class SpoolResourceLoaderDelegate: NSObject, AVAssetResourceLoaderDelegate
         self.resource = resource
         queue = DispatchQueue(label: "Spool.ResourceLoader")
         playback = cache.playback.recording(
-            item: CacheKeyPolicy.displayURL(for: resource.url), key: cache.key(for: resource), path: .avPlayer)
+            item: CacheKeyPolicy.displayURL(for: resource.url), path: .avPlayer)
         itemWatch = PlayerItemWatch(recording: playback)
     }
 

@@ -52,7 +52,7 @@ final class ProxyPlaybackItems: Sendable {
                 state.items[itemKey]
                 ?? Item(
                     recording: cache.playback.recording(
-                        item: CacheKeyPolicy.displayURL(for: origin), key: itemKey, path: .proxy),
+                        item: CacheKeyPolicy.displayURL(for: origin), path: .proxy),
                     lastActivity: now)
             item.openRequests += 1
             item.lastActivity = now

@@ -13,7 +13,7 @@ final class PlaybackRecordingTests: XCTestCase {
     ) {
         let box = LockedBox([PlaybackReport]())
         let recording = PlaybackRecording(
-            item: "https://example.com/a.mp4", key: "k", path: .proxy, clock: clock, fetchedAhead: fetchedAhead,
+            item: "https://example.com/a.mp4", path: .proxy, clock: clock, fetchedAhead: fetchedAhead,
             publish: { report in box.withLock { $0.append(report) } })
         return (recording, box)
     }

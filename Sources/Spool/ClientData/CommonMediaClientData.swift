@@ -50,7 +50,11 @@ public struct CommonMediaClientData: Sendable, Hashable {
                 current = ""
                 guard !pair.isEmpty else { continue }
                 let key = String(pair.prefix { $0 != "=" })
-                guard Self.isKey(key) else { continue }
+                // Printable ASCII only: a value decoded from a query item must never carry a line break (or
+                // anything else) into the origin request's header fields.
+                guard Self.isKey(key), pair.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) else {
+                    continue
+                }
                 entries[key] = pair.count > key.count ? String(pair.dropFirst(key.count + 1)) : ""
             default:
                 current.append(character)

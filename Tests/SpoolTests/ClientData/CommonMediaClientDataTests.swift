@@ -18,6 +18,8 @@ final class CommonMediaClientDataTests: XCTestCase {
             data.headerFields,
             ["CMCD-Object": "br=3200", "CMCD-Request": "com.example-k=7,su", "CMCD-Session": "sid=\"a,b\""])
         XCTAssertNil(CommonMediaClientData(parsing: ""))
+        let injected = try XCTUnwrap(CommonMediaClientData(parsing: "sid=\"a\r\nX-Evil: 1\",br=800"))
+        XCTAssertEqual(injected.entries, ["br": "800"], "a pair with a line break is dropped, never relayed")
         XCTAssertNil(CommonMediaClientData(parsing: "sid=\"unterminated"))
         let fromFields = try XCTUnwrap(
             CommonMediaClientData(headerFields: ["cmcd-session": "sid=\"x\"", "Cmcd-Status": "bs", "Range": "bytes=0-"])

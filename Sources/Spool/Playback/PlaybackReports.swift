@@ -75,9 +75,10 @@ public final class PlaybackReports: Sendable {
                 latest.removeFirst(latest.count - PlaybackReportFile.capacity)
             }
         }
-        subscribers.yield([report])
+        // Queued before the subscribers hear of it: a `recent()` they call then reads it from the file.
         let file = file
         BlockingIO.start(on: queue) { file.add([report]) }
+        subscribers.yield([report])
     }
 
     /// Waits until the reports finished so far are in the directory (for a process about to exit).

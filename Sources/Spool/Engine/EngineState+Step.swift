@@ -15,8 +15,10 @@ extension EngineState {
         let looked = reader.lookedElsewhere
         readers[id]!.lookedElsewhere = false
         guard let info, let end = end(of: id) else {
-            // Unknown again after a new version dropped it: the failure that said so.
-            return .fail(reader.failure ?? SpoolError.invalidResponse("no content information"))
+            // Unknown again after a new version dropped it: the failure that said so; a reader that delivered
+            // bytes cannot go on with another version's, one that delivered none asks again.
+            if let failure = reader.failure { return .fail(failure) }
+            return .fail(reader.versionNumber == nil ? ContentInfoDropped() : SpoolError.resourceChanged)
         }
         if let delivered = reader.versionNumber, delivered != versionNumber { return .fail(SpoolError.resourceChanged) }
         if position > info.length {

@@ -14,4 +14,10 @@ extension EngineState {
         /// again: the step would start origin requests (see `EngineState.step`).
         case lookElsewhere
     }
+
+    /// Why a step fails for a reader that has delivered nothing yet when the content information it opened with
+    /// was dropped (the app removed the resource between the read's open and its first step): the read asks
+    /// for the content information again and goes on if it describes the version it opened with
+    /// (`ReadSession`).
+    struct ContentInfoDropped: Error {}
 }

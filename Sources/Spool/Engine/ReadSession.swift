@@ -37,6 +37,8 @@ package final class ReadSession: @unchecked Sendable {
     private var direct: DirectRead?
     /// Why the read cannot be served (a range past the end), thrown by the first `nextPart`.
     private var failure: SpoolError?
+    /// How often the content information was asked for again (`rediscover`).
+    private var rediscoveries = 0
     /// Parts read by `peek` and not delivered yet.
     private var peeked: [StreamPart] = []
 
@@ -163,6 +165,8 @@ package final class ReadSession: @unchecked Sendable {
             }
             position += Int64(part.count)
             return part
+        } catch is EngineState.ContentInfoDropped {
+            return try await rediscover(revoke: revoke, limit: limit)
         } catch SpoolError.storage {
             // The disk fails (full, a file size limit): the rest of the read comes straight from the origin,
             // uncached. The cache reported the failure once.
@@ -174,6 +178,28 @@ package final class ReadSession: @unchecked Sendable {
             finish()
             throw error
         }
+    }
+
+    /// The content information was dropped before the read delivered a byte (the app removed the resource
+    /// meanwhile): it is asked for again, and the read goes on only if it describes the version the session
+    /// opened with, whose length and validators its caller may have announced already.
+    private func rediscover(revoke: (@Sendable () -> Void)?, limit: Int?) async throws -> StreamPart? {
+        rediscoveries += 1
+        do {
+            guard rediscoveries <= 3 else { throw SpoolError.resourceChanged }
+            let found = try await engine.contentInfoAndStoredRanges(
+                near: position, until: requestedEnd, extent: purpose.extent,
+                priority: purpose.countsServed ? purpose.priority : .prefetch)
+            let now = found.info
+            guard
+                now.length == info.length, now.entityTag == info.entityTag, now.lastModified == info.lastModified,
+                now.acceptsRanges == info.acceptsRanges
+            else { throw SpoolError.resourceChanged }
+        } catch {
+            finish()
+            throw error
+        }
+        return try await readPart(revoke: revoke, limit: limit)
     }
 
     /// The next chunk of the read straight from the origin, for when the disk cannot take it.

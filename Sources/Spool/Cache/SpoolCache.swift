@@ -178,19 +178,20 @@ public final class SpoolCache: Sendable {
     /// returns `nil` or more than `FetchPolicy.fileSliceSize` bytes, or any of them is missing or not yet
     /// checked in this process. The caller then reads as usual, which checks them. With the slice come the
     /// resource's first 16 bytes (all of a shorter one) when this process has read or written them, for a
-    /// caller that tells a format by them without a read of its own.
+    /// caller that tells a format by them without a read of its own, and how many of the slice's bytes no
+    /// player had taken since they were fetched (`fresh`: a playback report counts them as the origin's).
     package func lendStored(
         key: String, revoke: @escaping @Sendable () -> Void, range: (ContentInfo) -> Range<Int64>?
-    ) -> (info: ContentInfo, slice: FileSlice, leadingBytes: Data?)? {
+    ) -> (info: ContentInfo, slice: FileSlice, fresh: Int64, leadingBytes: Data?)? {
         guard codec.isIdentity, let (engine, info) = open.acquireIfKnown(key: key) else { return nil }
         let wanted = range(info).flatMap { wanted in
             wanted.isEmpty || wanted.upperBound - wanted.lowerBound > Int64(configuration.fetchPolicy.fileSliceSize)
                 ? nil : wanted
         }
         // The use ends in the same turn of the entry's lock as the lending: the lock event loops wait for.
-        let (slice, leadingBytes, idle) = engine.lendStoredAndRelease(wanted, of: info, revoke: revoke)
+        let (slice, fresh, leadingBytes, idle) = engine.lendStoredAndRelease(wanted, of: info, revoke: revoke)
         open.released(engine, idle: idle)
-        return slice.map { (info, $0, leadingBytes) }
+        return slice.map { (info, $0, fresh, leadingBytes) }
     }
 
     /// The content information of the resource at `url` (see `contentInfo(for:firstRead:)`).

@@ -198,13 +198,14 @@ final class ResourceEngine: Sendable {
     /// if this engine knows them, and whether the engine is now idle.
     func lendStoredAndRelease(
         _ range: Range<Int64>?, of info: ContentInfo, revoke: @escaping @Sendable () -> Void
-    ) -> (slice: FileSlice?, leadingBytes: Data?, idle: Bool) {
+    ) -> (slice: FileSlice?, fresh: Int64, leadingBytes: Data?, idle: Bool) {
         let (reserved, leadingBytes, recordLags, idle) = lender.reserveWholeAndRelease(
             range, of: info, at: environment.clock.date, revoke: revoke)
         if recordLags { index.flushSoon() }
         let slice = reserved.flatMap { try? lender.complete($0) }
-        if let reserved, slice != nil { countServed(reserved.range, fresh: reserved.fresh.byteCount) }
-        return (slice, leadingBytes, idle)
+        let fresh = slice == nil ? 0 : reserved?.fresh.byteCount ?? 0
+        if let reserved, slice != nil { countServed(reserved.range, fresh: fresh) }
+        return (slice, fresh, leadingBytes, idle)
     }
 
     /// The resource's content information: from the index if known, otherwise from the origin (one request,

@@ -43,11 +43,12 @@ struct TransferRun: Sendable {
                 throw SpoolError.rangeNotSatisfiable(requested: span.start, length: session.info.length)
             }
             let range = session.range
+            let key = cache.key(for: resource)
             for pass in 0..<Self.maximumPasses {
                 // What is stored now, the first request's bytes included (the session's `storedBefore` is from
                 // before it: reading those again would double a cold download's disk reads).
                 let stored = await cache.cachedRanges(for: resource)
-                if pass == 0 { countFetched(stored.intersection(range), before: session.storedBefore) }
+                if pass == 0 { countFetched(stored.intersection(range), before: session.storedBefore, key: key) }
                 let gaps = stored.gaps(in: range)
                 guard !gaps.isEmpty else { return .success(range) }
                 let total = range.upperBound - range.lowerBound
@@ -55,7 +56,7 @@ struct TransferRun: Sendable {
                 progress(done, total)
                 for gap in gaps {
                     try Task.checkCancellation()
-                    done += try await read(gap, storedBefore: done, total: total)
+                    done += try await read(gap, key: key, storedBefore: done, total: total)
                 }
                 progress(done, total)
             }
@@ -67,8 +68,7 @@ struct TransferRun: Sendable {
     }
 
     /// Counts as this run's what of `ranges` was not in `before`: what the session's first request brought.
-    private func countFetched(_ ranges: [Range<Int64>], before: ByteRangeSet) {
-        let key = cache.key(for: resource)
+    private func countFetched(_ ranges: [Range<Int64>], before: ByteRangeSet, key: String) {
         for range in ranges {
             for fetched in before.gaps(in: range) {
                 cache.playback.fetchedAhead.fetched(key: key, range: fetched, purpose: purpose)
@@ -76,8 +76,8 @@ struct TransferRun: Sendable {
         }
     }
 
-    /// Reads `gap` into the cache; returns its bytes.
-    private func read(_ gap: Range<Int64>, storedBefore: Int64, total: Int64) async throws -> Int64 {
+    /// Reads `gap` of the entry `key` into the cache; returns its bytes.
+    private func read(_ gap: Range<Int64>, key: String, storedBefore: Int64, total: Int64) async throws -> Int64 {
         let stream = cache.read(
             resource, from: gap.lowerBound, length: gap.upperBound - gap.lowerBound, purpose: .prefetch(.whole),
             ahead: purpose)
@@ -85,7 +85,7 @@ struct TransferRun: Sendable {
         // The gap was missing: what the read received, this run fetched (however it ends).
         defer {
             cache.playback.fetchedAhead.fetched(
-                key: cache.key(for: resource), range: gap.lowerBound..<gap.lowerBound + received, purpose: purpose)
+                key: key, range: gap.lowerBound..<gap.lowerBound + received, purpose: purpose)
         }
         for try await chunk in stream {
             received += Int64(chunk.count)

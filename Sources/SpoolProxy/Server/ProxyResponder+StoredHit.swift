@@ -57,7 +57,7 @@ extension ProxyResponder {
             plan = planned
             return range
         }
-        guard let (info, slice, leadingBytes) = lent, let plan else { return nil }
+        guard let (info, slice, fresh, leadingBytes) = lent, let plan else { return nil }
         // A small file may be a playlist unless its type names media (as the task's path judges it): only its
         // first bytes tell. They come from memory, never from a read on the event loop: unknown, the task's path
         // answers (its read of them teaches the engine for the next hit).
@@ -72,7 +72,7 @@ extension ProxyResponder {
         guard let region = try? slices.region(for: slice) else { return nil }
         if target.asksForWhole { readAhead.played(target.mapping.origin, range: Self.firstRead(head)) }
         let ticket = playback.begin(origin: target.mapping.origin, key: target.key)
-        ticket.request.served(key: target.key, range: slice.offset..<slice.offset + Int64(slice.count), fresh: 0)
+        ticket.request.served(key: target.key, range: slice.offset..<slice.offset + Int64(slice.count), fresh: fresh)
         ticket.request.mediaStarted()
         playback.end(ticket)
         let record = ProxyLogRecord(

@@ -190,7 +190,6 @@ struct ProxyResponder: Sendable {
                 paced(reading, pace)
                 firstPart = try await reading.nextPart(revoke: writer.revokeSlice)
                 firstSession = reading
-                ticket?.request.mediaStarted()
             } catch {
                 throw FailureResponse(error: error)
             }
@@ -207,10 +206,13 @@ struct ProxyResponder: Sendable {
         if let body = firstBody, ranges.count == 1, plan.contentLength == Int64(body.readableBytes) {
             // The whole body came in the first part (most small ranges): head, body and end in one write.
             try await writer.write(contentsOf: [.head(responseHead), .body(body), .end(nil)])
+            ticket?.request.mediaStarted()
             record.bodyBytes = Int64(body.readableBytes)
             return
         }
         try await writer.write(.head(responseHead))
+        // The player's view of the start: its response's first bytes are on their way to it.
+        if firstBody != nil { ticket?.request.mediaStarted() }
 
         let partHeaders: [String]
         let closing: String?

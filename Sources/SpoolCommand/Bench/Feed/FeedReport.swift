@@ -52,6 +52,22 @@ struct FeedReport {
                 $0.reports.isEmpty
                     ? "—" : Self.ms(Self.percentile($0.reports.dropFirst().compactMap(\.timeToStart), 0.5))
             })
+        // The player's own view of the same starts and waits, from its HTTP log and progress (`FeedAgreement`).
+        row(
+            "player's log: first media response of the next items, median",
+            { Self.ms(Self.percentile($0.firstMediaResponse.dropFirst().compactMap { $0 }, 0.5)) })
+        let agreements = [FeedRun.Way.spool, .preload, .cached].compactMap { results[$0].map(FeedAgreement.init) }
+        row(
+            "reports vs the player: largest difference in an item's start",
+            { $0.reports.isEmpty ? "—" : FeedAgreement($0).largestStartDifference.map(Self.ms) ?? "—" },
+            goal: "≤ 10 % or 5 ms",
+            met: !agreements.isEmpty && agreements.allSatisfy(\.agrees) ? "yes" : "**no**")
+        row(
+            "player: time behind in waits ≥ 0.25 s, all items",
+            { $0.waitTime.isEmpty ? "—" : Self.ms($0.waitTime.reduce(0, +)) })
+        row(
+            "reports: time waiting on the origin, all items",
+            { $0.reports.isEmpty ? "—" : Self.ms($0.reports.reduce(0) { $0 + $1.originWaitTime }) })
         row(
             "reports: items started from the cache / partly / cold",
             { result in

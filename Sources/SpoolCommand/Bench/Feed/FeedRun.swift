@@ -20,6 +20,11 @@ final class FeedRun {
     struct Result {
         var firstFrame: [Double] = []
         var longestWait: [Double] = []
+        /// The paths of the items played, in order, and what the player's own log and progress said of each:
+        /// its first media response and its waits (`FeedPlayer.Play`).
+        var played: [String] = []
+        var firstMediaResponse: [Double?] = []
+        var waitTime: [Double] = []
         var originBytes: Int64 = 0
         /// Bytes the origin sent twice or more over the pass (ranges of one path overlapping), by path.
         var duplicates: [String: Int64] = [:]

@@ -60,6 +60,9 @@ struct FeedScenario {
                                 + "preload state before: \(stateBefore.map { "\($0)" } ?? "-")")
                     }
                     result.firstFrame.append(play.firstFrame)
+                    result.played.append(item.path)
+                    result.firstMediaResponse.append(play.firstMediaResponse)
+                    result.waitTime.append(play.waitTime)
                     if way != .cached { result.longestWait.append(play.longestWait) }
                 }
                 if let preloader = run.preloader {
@@ -80,7 +83,22 @@ struct FeedScenario {
             }
             await run.stop()
             // The proxy finished the last items' reports as it stopped.
-            results[way]?.reports = await run.playbackReports(since: passStarted)
+            let reports = await run.playbackReports(since: passStarted)
+            results[way]?.reports = reports
+            if verbose {
+                for report in reports {
+                    progress(
+                        "  report \(report.item): \(report.start), start \(report.timeToStart.map { Int($0 * 1000) } ?? -1) ms, "
+                            + "\(report.originWaits) waits \(Int(report.originWaitTime * 1000)) ms")
+                }
+                if let result = results[way] {
+                    for (path, (media, waited)) in zip(result.played, zip(result.firstMediaResponse, result.waitTime)) {
+                        progress(
+                            "  player \(path): first media response \(media.map { Int($0 * 1000) } ?? -1) ms, "
+                                + "behind \(Int(waited * 1000)) ms")
+                    }
+                }
+            }
         }
         return results
     }

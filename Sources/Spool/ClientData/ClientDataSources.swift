@@ -24,11 +24,19 @@ struct ClientDataSources: Sendable {
 
     /// The data of a request that serves a player (`forPlayer`; `nil`: whoever read last) under `policy`;
     /// `nil` for none. A player's data loses the keys that describe its next request, which the cache makes
-    /// itself; Spool's own label says why it fetches, what (`mimeType`) and for which session.
-    func data(forPlayer: Bool?, policy: ClientDataPolicy, mimeType: String?) -> CommonMediaClientData? {
+    /// itself, and its measured throughput (`mtp`) becomes the cache's of the origin (`originBytesPerSecond`;
+    /// none when unknown): the player measured its link to the cache, which may be a loopback socket or its
+    /// own disk. Spool's own label says why it fetches, what (`mimeType`) and for which session.
+    func data(forPlayer: Bool?, policy: ClientDataPolicy, mimeType: String?, originBytesPerSecond: Double? = nil)
+        -> CommonMediaClientData?
+    {
         let data: CommonMediaClientData?
         if forPlayer ?? lastWasPlayer {
-            data = policy.passesThrough ? player?.removing(["nor", "nrr"]) : nil
+            var passed = policy.passesThrough ? player?.removing(["nor", "nrr"]) : nil
+            if passed?.entries["mtp"] != nil {
+                passed = passed?.setting("mtp", to: originBytesPerSecond.map(Self.throughputValue))
+            }
+            data = passed
         } else if policy.labelsOwnRequests {
             var own = CommonMediaClientData().setting(ClientDataPolicy.purposeKey, to: "\"\(ahead)\"")
             own = own.setting("ot", to: mimeType.flatMap(Self.objectType))
@@ -41,6 +49,11 @@ struct ClientDataSources: Sendable {
         guard var data = data?.removing(policy.excludedKeys), !data.entries.isEmpty else { return nil }
         data.transmission = policy.transmission
         return data
+    }
+
+    /// CMCD's `mtp` for a rate in bytes per second: kilobits per second, rounded to the nearest 100.
+    private static func throughputValue(_ bytesPerSecond: Double) -> String {
+        String(Int((bytesPerSecond * 8 / 100_000).rounded()) * 100)
     }
 
     /// CMCD's object type of a MIME type: `m` a manifest, `v` video, `a` audio, `k` a key, `o` other.

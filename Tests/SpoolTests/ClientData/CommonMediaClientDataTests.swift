@@ -58,6 +58,13 @@ final class CommonMediaClientDataTests: XCTestCase {
             "io.spool-purpose=\"download\"")
         XCTAssertNil(sources.data(forPlayer: false, policy: ClientDataPolicy(labelsOwnRequests: false), mimeType: nil))
         XCTAssertNil(sources.data(forPlayer: true, policy: .off, mimeType: nil))
+        // The player measured its link to the cache: the origin's request carries the cache's rate, or none.
+        let measuring = try XCTUnwrap(CommonMediaClientData(parsing: "bl=2100,br=800,mtp=250000"))
+        sources.note(player: true, data: measuring, ahead: nil)
+        XCTAssertEqual(
+            sources.data(forPlayer: true, policy: policy, mimeType: nil, originBytesPerSecond: 1_260_000)?.serialized,
+            "bl=2100,br=800,mtp=10100")
+        XCTAssertEqual(sources.data(forPlayer: true, policy: policy, mimeType: nil)?.serialized, "bl=2100,br=800")
         var silent = ClientDataSources()
         silent.note(player: true, data: nil, ahead: nil)
         XCTAssertNil(silent.data(forPlayer: nil, policy: policy, mimeType: nil), "nothing made up for a silent player")

@@ -35,7 +35,10 @@ final class EntryContext: Sendable {
     /// The CMCD of an origin request that serves a player (`forPlayer`; `nil`: whoever read last), if any.
     func clientData(forPlayer: Bool?, mimeType: String?) -> CommonMediaClientData? {
         let policy = environment.clientData
-        return clientDataSources.withLock { $0.data(forPlayer: forPlayer, policy: policy, mimeType: mimeType) }
+        let rate = environment.link.estimate(for: url).bytesPerSecond
+        return clientDataSources.withLock {
+            $0.data(forPlayer: forPlayer, policy: policy, mimeType: mimeType, originBytesPerSecond: rate)
+        }
     }
 
     var store: DiskStore { environment.store }

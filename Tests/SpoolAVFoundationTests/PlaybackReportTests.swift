@@ -8,8 +8,8 @@ import SpoolTesting
 import XCTest
 
 /// A `SpoolAsset`'s playback report: the cache's side (time to first byte, bytes by source, waits on the
-/// origin) and the player's (startup, stalls, time watched from its item's access log), told apart by how
-/// much of the start was cached.
+/// origin) and the player's (startup, stalls, time watched from its item's access log; time stalled from its
+/// metric events), told apart by how much of the start was cached.
 final class PlaybackReportTests: XCTestCase {
     private static let length: Int64 = 1_500_000
     /// AVPlayer's start: the content information with two bytes, then a read to the end.
@@ -64,7 +64,7 @@ final class PlaybackReportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(startup, try XCTUnwrap(cold.timeToFirstByte) - 0.05)
         XCTAssertEqual(cold.stalls, 0)
         XCTAssertGreaterThan(try XCTUnwrap(cold.playingTime), 0)
-        XCTAssertNil(cold.rebufferingTime, "the access log does not tell it")
+        XCTAssertEqual(cold.rebufferingTime, 0, "the metric events (iOS 18): no stall, no time stalled")
 
         try await fixture.cache.prefetch(urls[1], length: 200_000)
         let (partlyRun, partly) = try await play(urls[1], seed: 61, fixture: fixture, reports: reports)
@@ -101,6 +101,11 @@ final class PlaybackReportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(report.stalls), 1, "the player ran out of bytes")
         XCTAssertGreaterThanOrEqual(report.originWaits, 1, "the cache's reads waited for the origin")
         XCTAssertGreaterThanOrEqual(report.originWaitTime, 0.5)
+        // The metric events time the stall (the access log cannot): about the blackout, less what was buffered
+        // when it began, plus the refill to play on.
+        let rebuffering = try XCTUnwrap(report.rebufferingTime, "the metric events tell the time stalled")
+        XCTAssertGreaterThan(rebuffering, 0.3)
+        XCTAssertLessThan(rebuffering, 1.6)
         XCTAssertEqual(report.bytesFromOrigin, Self.length)
     }
 }

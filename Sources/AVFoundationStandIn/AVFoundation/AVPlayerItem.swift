@@ -27,6 +27,8 @@ open class AVPlayerItem: NSObject {
     private let storedAsset: UncheckedBox<AVAsset>
     /// The access log's events as a simulated playback (`SimulatedPlayback`) writes them.
     let accessLogEvents = Locked<[AVPlayerItemAccessLogEvent]>([])
+    /// The metric events a simulated playback publishes (`AVMetricEventStreamPublisher`, iOS 18).
+    nonisolated let metricEvents = MetricEventHub()
 
     /// A snapshot of the item's access log; `nil` before playback has logged anything (the SDK allows a log
     /// before the first notification too). `NS_SWIFT_NONISOLATED`, iOS 4.3.
@@ -46,5 +48,13 @@ open class AVPlayerItem: NSObject {
         storedAsset = UncheckedBox(value: AVURLAsset(url: URL))
         super.init()
     }
+
+    // The item's metric sequences end with it.
+    deinit {
+        metricEvents.end()
+    }
 }
+
+/// `AVPlayerItem (AVMetricEventStreamPublisher)`: an item publishes its playback's metric events (iOS 18).
+extension AVPlayerItem: AVMetricEventStreamPublisher, MetricEventSource {}
 #endif

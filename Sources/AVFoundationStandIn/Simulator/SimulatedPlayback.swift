@@ -24,12 +24,14 @@ public struct SimulatedPlayback: Sendable, Equatable {
 /// The state of a `SimulatedPlayback` as bytes arrive: a state machine fed the bytes received so far and the
 /// time, which returns what the player reports.
 struct PlaybackModel {
-    /// What the player reports.
+    /// What the player reports, with when (monotonic seconds).
     enum Event: Equatable {
         /// Ready to play: the access log's first event appears.
-        case ready
+        case ready(at: TimeInterval)
         /// The bytes ran out.
-        case stalled
+        case stalled(at: TimeInterval)
+        /// Enough bytes are buffered again after a stall of `after` seconds.
+        case resumed(at: TimeInterval, after: TimeInterval)
     }
 
     let playback: SimulatedPlayback
@@ -56,17 +58,18 @@ struct PlaybackModel {
             buffered = total
             guard total >= min(playback.startupBytes, resourceLength) else { return [] }
             (readyAt, lastUpdate) = (now, now)
-            return [.ready]
+            return [.ready(at: now)]
         }
         var events: [Event] = []
         if stallStart == nil {
             let played = playhead + (now - lastUpdate) * playback.bytesPerSecond
             if played >= Double(buffered), buffered < resourceLength {
                 // The bytes ran out before these arrived: the stall began when the playhead reached them.
-                stallStart = lastUpdate + (Double(buffered) - playhead) / playback.bytesPerSecond
+                let began = lastUpdate + (Double(buffered) - playhead) / playback.bytesPerSecond
+                stallStart = began
                 playhead = Double(buffered)
                 stalls += 1
-                events.append(.stalled)
+                events.append(.stalled(at: began))
             } else {
                 playhead = min(played, Double(buffered))
             }
@@ -75,6 +78,7 @@ struct PlaybackModel {
         if let stallStart, buffered - Int64(playhead) >= playback.resumeBytes || buffered >= resourceLength {
             rebuffering += now - stallStart
             self.stallStart = nil
+            events.append(.resumed(at: now, after: now - stallStart))
         }
         return events
     }

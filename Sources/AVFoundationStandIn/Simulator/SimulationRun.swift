@@ -265,10 +265,10 @@ final class SimulationRun: LoadingRequestObserver, @unchecked Sendable {
         state.withLock { $0.progress.compactMap { $0.ended ? nil : $0.request } }
     }
 
-    /// Ends the run: names requests left hanging, writes the item's last access log figures (what was watched
-    /// until the player stopped) and freezes the report.
+    /// Ends the run: names requests left hanging, closes the item's playback log (what was watched until the
+    /// player stopped, and the session's summary) and freezes the report.
     func close(timedOut timeout: TimeInterval?) -> SimulationReport {
-        playbackLog?.write(at: monotonicSeconds())
+        playbackLog?.close(at: monotonicSeconds())
         return state.withLock { state in
             state.closed = true
             if let timeout { state.failures.append("the simulation timed out after \(timeout) s") }

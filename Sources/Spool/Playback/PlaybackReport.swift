@@ -41,10 +41,14 @@ public struct PlaybackReport: Sendable, Equatable, Codable {
     /// access log; through the proxy, the first byte of the first media response (a segment's, not a
     /// playlist's). `nil` when unknown.
     public var timeToStart: TimeInterval?
-    /// Stalls the player reported (AVPlayer's access log); `nil` where the player reports none (the proxy
-    /// cannot see its players' buffers: its `originWaits` are the closest it sees).
+    /// Stalls the player reported (AVPlayer's access log and stall notifications, and on iOS 18 and macOS 15
+    /// its metric events); `nil` where the player reports none (the proxy cannot see its players' buffers: its
+    /// `originWaits` are the closest it sees).
     public var stalls: Int?
-    /// Seconds the player spent stalled, where it reports that; `nil` elsewhere.
+    /// Seconds the player spent stalled, where it reports that (AVPlayer's metric events, `AVMetrics`, on iOS
+    /// 18 and macOS 15: each stall until the item is likely to keep up again, or the session summary's
+    /// `timeSpentRecoveringFromStall`; a stall still going on when the report is finished counts until then);
+    /// `nil` elsewhere (the access log of earlier systems does not tell it, nor can the proxy see it).
     public var rebufferingTime: TimeInterval?
     /// Seconds the player played, where it reports that; `nil` elsewhere.
     public var playingTime: TimeInterval?
@@ -63,7 +67,9 @@ public struct PlaybackReport: Sendable, Equatable, Codable {
     public var requestsFromOrigin: Int
     /// How many times, after the item's first byte (its start is `timeToFirstByte`), a read of the player's
     /// waited at least `PlaybackReports.noticeableWait` for bytes from the origin: the stalls and slow seeks the
-    /// origin caused, as far as the cache can tell.
+    /// origin caused, as far as the cache can tell. Not every one is a stall: a player with seconds buffered
+    /// plays on through it, and a wait before the first frame (a `moov` fetched from a file's end) is part of
+    /// the start.
     public var originWaits: Int
     /// Seconds the player's reads spent in those waits, overlapping waits counted once.
     public var originWaitTime: TimeInterval

@@ -68,8 +68,9 @@ public final class SpoolAsset: AVURLAsset, @unchecked Sendable {
     }
 
     /// Adds what `item` (the item playing this asset) says of its own playback to the asset's playback report
-    /// (`SpoolCache.playback`): startup time, stalls and time watched, from its access log. Without it the
-    /// report has the cache's side only (time to first byte, bytes by source, waits on the origin).
+    /// (`SpoolCache.playback`): startup time, stalls and time watched, from its access log, and on iOS 18 and
+    /// macOS 15 the time spent stalled, from its metric events (`AVMetrics`). Without it the report has the
+    /// cache's side only (time to first byte, bytes by source, waits on the origin).
     ///
     /// ```swift
     /// let item = AVPlayerItem(asset: asset)

@@ -10,8 +10,9 @@ import FoundationNetworking
 ///
 /// Spool passes a player's CMCD on to the origin requests that serve the player's reads, without the keys
 /// that describe the player's next request rather than this one (`nor`, `nrr`: the cache fetches ahead
-/// itself), and labels its own requests ahead of playback (see `ClientDataPolicy`). Values are kept as the
-/// player wrote them (strings with their quotes; a true flag as the bare key).
+/// itself) and with the cache's own measured throughput of the origin as `mtp` (the player measured its link
+/// to the cache), and labels its own requests ahead of playback (see `ClientDataPolicy`). Other values are
+/// kept as the player wrote them (strings with their quotes; a true flag as the bare key).
 public struct CommonMediaClientData: Sendable, Hashable {
     /// How the data goes with a request.
     public enum Transmission: Sendable, Hashable {

@@ -15,8 +15,8 @@ public struct ClientDataPolicy: Sendable, Hashable {
     /// request's fields) goes with the origin requests that serve its reads.
     public var passesThrough: Bool
     /// Whether Spool's own requests ahead of playback (prefetch, preload, download, read-ahead) carry CMCD that
-    /// says so: `purposeKey`, the object type where known, and the session id of the player last seen on the
-    /// same resource.
+    /// says so: `purposeKey`, the object type where known, the session id of the player last seen on the
+    /// same resource, and for a preload CMCD version 2's player state "preloading" (`sta=d`, with `v=2`).
     public var labelsOwnRequests: Bool
     /// How the data goes with a request.
     public var transmission: CommonMediaClientData.Transmission

@@ -40,6 +40,9 @@ struct ClientDataSources: Sendable {
         } else if policy.labelsOwnRequests {
             var own = CommonMediaClientData().setting(ClientDataPolicy.purposeKey, to: "\"\(ahead)\"")
             own = own.setting("ot", to: mimeType.flatMap(Self.objectType))
+            // CMCD version 2's player state "preloading" (`sta=d`: loading ahead of a start, for a fast one) is
+            // what a preload is; the other fetches ahead have no state of their own (a download is no playback).
+            if ahead == .preload { own = own.setting("sta", to: "d").setting("v", to: "2") }
             // The session and content of the player last seen on the resource: the CDN joins the fill to it.
             for key in ["sid", "cid", "sf", "st"] { own = own.setting(key, to: player?.entries[key]) }
             data = own

@@ -74,8 +74,9 @@ final class ClientDataThroughProxyTests: XCTestCase {
         }
         XCTAssertTrue(loaded)
         await preloader.stop()
-        XCTAssertEqual(
-            try originFields(fixture, "preloaded.mp4").first?["CMCD-Request"], "io.spool-purpose=\"preload\"")
+        let preloaded = try originFields(fixture, "preloaded.mp4").first
+        XCTAssertEqual(preloaded?["CMCD-Request"], "io.spool-purpose=\"preload\"")
+        XCTAssertEqual(preloaded?["CMCD-Session"], "sta=d,v=2", "version 2's preloading state")
     }
 
     func testThePolicyPicksTheTransmissionDropsKeysAndTurnsItOff() async throws {

@@ -57,6 +57,10 @@ final class CommonMediaClientDataTests: XCTestCase {
             sources.data(forPlayer: false, policy: ClientDataPolicy(excludedKeys: ["sid"]), mimeType: nil)?.serialized,
             "io.spool-purpose=\"download\"")
         XCTAssertNil(sources.data(forPlayer: false, policy: ClientDataPolicy(labelsOwnRequests: false), mimeType: nil))
+        sources.note(player: false, data: nil, ahead: .preload)
+        XCTAssertEqual(
+            sources.data(forPlayer: false, policy: policy, mimeType: "video/mp4")?.serialized,
+            "io.spool-purpose=\"preload\",ot=v,sid=\"s\",sta=d,v=2", "version 2's preloading state")
         XCTAssertNil(sources.data(forPlayer: true, policy: .off, mimeType: nil))
         // The player measured its link to the cache: the origin's request carries the cache's rate, or none.
         let measuring = try XCTUnwrap(CommonMediaClientData(parsing: "bl=2100,br=800,mtp=250000"))

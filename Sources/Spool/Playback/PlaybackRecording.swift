@@ -27,6 +27,9 @@ package final class PlaybackRecording: Sendable {
         /// The end of the latest wait counted: an overlapping wait adds only its time past it.
         var waitedUntil: TimeInterval = 0
         var player: PlayerFigures?
+        /// Whether the player sent CMCD with its requests, and how many said its buffer had run dry (`bs`).
+        var sentClientData = false
+        var starvations = 0
         var finished = false
     }
 
@@ -142,6 +145,14 @@ package final class PlaybackRecording: Sendable {
         }
     }
 
+    /// A request's CMCD arrived; `starved` when it said the player's buffer ran dry since its last request.
+    func clientDataReceived(starved: Bool) {
+        state.withLock { state in
+            state.sentClientData = true
+            if starved { state.starvations += 1 }
+        }
+    }
+
     /// The player's own figures, as it last reported them.
     package func playerReported(_ figures: PlayerFigures) {
         state.withLock { $0.player = figures }
@@ -167,7 +178,8 @@ package final class PlaybackRecording: Sendable {
             ? .fromCache : state.startFromCache > 0 ? .partlyCached : .cold
         return PlaybackReport(
             item: item, path: path, startedAt: startedAt, start: start, timeToFirstByte: state.firstByte,
-            timeToStart: state.player?.startup ?? state.firstMedia, stalls: state.player?.stalls,
+            timeToStart: state.player?.startup ?? state.firstMedia,
+            stalls: state.player?.stalls ?? (state.sentClientData ? state.starvations : nil),
             rebufferingTime: state.player?.rebuffering, playingTime: state.player?.playing,
             bytesFromCache: state.fromCache, bytesFromPreload: state.fromPreload, bytesFromDownload: state.fromDownload,
             bytesFromOrigin: state.fromOrigin, requestsFromCache: state.requestsFromCache,

@@ -42,7 +42,8 @@ public struct PlaybackReport: Sendable, Equatable, Codable {
     /// playlist's). `nil` when unknown.
     public var timeToStart: TimeInterval?
     /// Stalls the player reported (AVPlayer's access log and stall notifications, and on iOS 18 and macOS 15
-    /// its metric events); `nil` where the player reports none (the proxy cannot see its players' buffers: its
+    /// its metric events; any player that sends CMCD, the requests whose `bs` said its buffer ran dry since
+    /// the last); `nil` where the player reports none (the proxy cannot see a silent player's buffer: its
     /// `originWaits` are the closest it sees).
     public var stalls: Int?
     /// Seconds the player spent stalled, where it reports that (AVPlayer's metric events, `AVMetrics`, on iOS

@@ -28,6 +28,13 @@ package final class PlaybackRequest: Sendable {
         recording.waited(from: began, to: ended)
     }
 
+    /// The player sent `data` (its CMCD) with the request: a player that sends it says when its buffer ran dry
+    /// since its last request (`bs`), which counts as a stall where the player reports none otherwise.
+    package func playerSent(_ data: CommonMediaClientData?) {
+        guard let data else { return }
+        recording.clientDataReceived(starved: data.entries["bs"] != nil)
+    }
+
     /// A media response started (see `PlaybackRecording.mediaStarted`).
     package func mediaStarted() {
         recording.mediaStarted()

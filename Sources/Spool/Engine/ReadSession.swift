@@ -128,6 +128,13 @@ package final class ReadSession: @unchecked Sendable {
         return try await readPart(revoke: revoke)
     }
 
+    /// Takes the stored bytes of `range` as received by this session without reading them: bytes its first
+    /// request stored that a transfer does not read again. A player's later read of them is then a hit, as
+    /// after any read of the cache's own (`FreshBytes`).
+    package func takeUnread(_ range: Range<Int64>) {
+        engine.takeFresh(range)
+    }
+
     /// The next bytes in memory, or `nil` after the last.
     package func next() async throws -> Data? {
         switch try await nextPart() {

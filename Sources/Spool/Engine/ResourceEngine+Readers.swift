@@ -3,6 +3,11 @@ import Foundation
 /// Readers: registering them, and stepping each through the state machine: stored bytes come as a slice
 /// (`SliceLender`) or a read (`StoredReader`), missing ones start requests (`FetchRunner`) and are waited for.
 extension ResourceEngine {
+    /// Marks the fresh bytes of `range` taken without a read (`ReadSession.takeUnread`).
+    func takeFresh(_ range: Range<Int64>) {
+        locked.withLock { _ = $0.state.fresh.take(range) }
+    }
+
     /// Registers a reader of the bytes before `requestedEnd` (`nil`: to the end), for `purpose`.
     func addReader(requestedEnd: Int64?, purpose: ReadPurpose) -> Int {
         locked.withLock {

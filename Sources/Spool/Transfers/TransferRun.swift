@@ -48,7 +48,9 @@ struct TransferRun: Sendable {
                 // What is stored now, the first request's bytes included (the session's `storedBefore` is from
                 // before it: reading those again would double a cold download's disk reads).
                 let stored = await cache.cachedRanges(for: resource)
-                if pass == 0 { countFetched(stored.intersection(range), before: session.storedBefore, key: key) }
+                if pass == 0 {
+                    countFetched(stored.intersection(range), before: session.storedBefore, key: key, session: session)
+                }
                 let gaps = stored.gaps(in: range)
                 guard !gaps.isEmpty else { return .success(range) }
                 let total = range.upperBound - range.lowerBound
@@ -67,11 +69,14 @@ struct TransferRun: Sendable {
         }
     }
 
-    /// Counts as this run's what of `ranges` was not in `before`: what the session's first request brought.
-    private func countFetched(_ ranges: [Range<Int64>], before: ByteRangeSet, key: String) {
+    /// Counts as this run's what of `ranges` was not in `before`: what the session's first request brought,
+    /// which the run does not read (its gaps are read); the session takes it as read, so that a player's read
+    /// of it later is a hit on what this run fetched, as for the bytes it reads.
+    private func countFetched(_ ranges: [Range<Int64>], before: ByteRangeSet, key: String, session: ReadSession) {
         for range in ranges {
             for fetched in before.gaps(in: range) {
                 cache.playback.fetchedAhead.fetched(key: key, range: fetched, purpose: purpose)
+                session.takeUnread(fetched)
             }
         }
     }

@@ -197,11 +197,10 @@ package final class ReadSession: @unchecked Sendable {
             let found = try await engine.contentInfoAndStoredRanges(
                 near: position, until: requestedEnd, extent: purpose.extent,
                 priority: purpose.countsServed ? purpose.priority : .prefetch)
-            let now = found.info
-            guard
-                now.length == info.length, now.entityTag == info.entityTag, now.lastModified == info.lastModified,
-                now.acceptsRanges == info.acceptsRanges
-            else { throw SpoolError.resourceChanged }
+            // The version as the engine judges it everywhere, and the same range support.
+            guard !found.info.isDifferentVersion(from: info), found.info.acceptsRanges == info.acceptsRanges else {
+                throw SpoolError.resourceChanged
+            }
         } catch {
             finish()
             throw error

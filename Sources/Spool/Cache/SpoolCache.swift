@@ -24,7 +24,7 @@ public final class SpoolCache: Sendable {
     let gate: PlaybackGate
     /// Decides when every fetch ahead of playback runs (prefetches, preloads, downloads, pins, read-ahead).
     package let transfers: TransferScheduler
-    private let codec: any BlockCodec
+    let codec: any BlockCodec
     package let problems: ProblemReporter
     let evictor: Evictor
     private let linkMonitor: LinkMonitor

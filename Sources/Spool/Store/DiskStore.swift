@@ -54,6 +54,22 @@ final class DiskStore: Sendable {
         return decoder
     }()
 
+    /// A record as its file holds it.
+    static func encoded(_ record: EntryRecord) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(record)
+    }
+
+    /// The record `data` holds, if it decodes and is of the current format.
+    static func decodedRecord(_ data: Data) -> EntryRecord? {
+        guard let record = try? decoder.decode(EntryRecord.self, from: data),
+            record.format == EntryRecord.currentFormat, record.info.length >= 0
+        else { return nil }
+        return record
+    }
+
     /// Opens the data and slot files of `key`, holding a shared lock on the data file while open so that no
     /// process evicts the entry from under it.
     func openFile(key: String, codec: any BlockCodec) throws -> BlockFile {
@@ -84,11 +100,8 @@ final class DiskStore: Sendable {
     /// The record file of `key` as written, if it decodes and is of the current format.
     private func storedRecord(key: String) -> EntryRecord? {
         BlockingIO.willBlock("reading an index record")
-        guard let data = try? Data(contentsOf: recordURL(key)),
-            let record = try? Self.decoder.decode(EntryRecord.self, from: data),
-            record.format == EntryRecord.currentFormat, record.info.length >= 0
-        else { return nil }
-        return record
+        guard let data = try? Data(contentsOf: recordURL(key)) else { return nil }
+        return Self.decodedRecord(data)
     }
 
     /// The record of `key`, checked against its data file; `nil` if there is none or it cannot be trusted.
@@ -127,14 +140,11 @@ final class DiskStore: Sendable {
     /// Replaces the record of `key` atomically.
     func save(_ record: EntryRecord, key: String, durable: Bool = true) throws {
         BlockingIO.willBlock("writing an index record")
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        encoder.outputFormatting = .sortedKeys
         // Replaced whole (write, then rename). Synced first only when `durable`: a record that claims no
         // newly written bytes may be lost in a crash, since the record before it claims nothing untrue.
         let temporary = indexDirectory.appendingPathComponent(".\(key).\(UUID().uuidString).tmp")
         do {
-            try encoder.encode(record).write(to: temporary)
+            try Self.encoded(record).write(to: temporary)
             if durable {
                 let handle = try FileHandle(forWritingTo: temporary)
                 defer { try? handle.close() }

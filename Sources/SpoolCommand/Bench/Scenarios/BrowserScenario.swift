@@ -4,7 +4,7 @@ import SpoolTesting
 /// Scenario 10: a browser's cold start. Chromium plays a small H.264 MP4 through a fresh `spool serve`, from
 /// nginx directly and through a fresh nginx slice proxy, each time in a new browser process with an empty
 /// profile; the page times setting the source to the `playing` event. Quiet against direct, then with every
-/// core busy against the slice proxy.
+/// core busy against the slice proxy; each pair in turns, Spool first in every other run.
 struct BrowserScenario {
     let rig: BenchRig
     let browser: HeadlessBrowser
@@ -25,12 +25,19 @@ struct BrowserScenario {
         var (quietCost, busyCost) = (OriginCost(), OriginCost())
         for run in 0..<rig.plan.runs {
             progress("Chromium plays an MP4, run \(run + 1) of \(rig.plan.runs) (fresh proxies, empty caches)")
-            quiet.spool.append(try play(.spool, tag: "quiet-\(run)"))
-            quiet.reference.append(try play(.direct, tag: "quiet-\(run)"))
+            // Every other run in the other order: the first browser after a pause, or after the load starts,
+            // must not always be the same way's.
+            let spoolFirst = run.isMultiple(of: 2)
+            for way in spoolFirst ? [Way.spool, .direct] : [.direct, .spool] {
+                let seconds = try play(way, tag: "quiet-\(run)")
+                if way == .spool { quiet.spool.append(seconds) } else { quiet.reference.append(seconds) }
+            }
             let load = try CPULoad()
             defer { load.stop() }
-            busy.spool.append(try play(.spool, tag: "busy-\(run)"))
-            busy.reference.append(try play(.slice, tag: "busy-\(run)"))
+            for way in spoolFirst ? [Way.spool, .slice] : [.slice, .spool] {
+                let seconds = try play(way, tag: "busy-\(run)")
+                if way == .spool { busy.spool.append(seconds) } else { busy.reference.append(seconds) }
+            }
             busyDirect.append(try play(.direct, tag: "busy-\(run)"))
             quietCost.spool.append(try originRequests(.spool, tag: "quiet-\(run)"))
             quietCost.reference.append(try originRequests(.direct, tag: "quiet-\(run)"))

@@ -61,9 +61,10 @@ package struct FetchPolicy: Sendable, Hashable {
     /// hang up and ask again nearby: ffmpeg leaves a read to fetch a `moov` at the end and comes back;
     /// AVPlayer replaces its loading requests. Cancelled at once, such a request's bytes in flight are lost
     /// and the origin sends them twice; joined, they arrive once. Meanwhile it is paused where the transport
-    /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold, or over
-    /// HTTP/2 the stream's window) and stores what keeps arriving otherwise (URLSession). Past the grace it
-    /// is cancelled. It is cancelled at once when the player's next read starts requests elsewhere than the
+    /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold) and stores
+    /// what keeps arriving otherwise (URLSession). Past the grace it is cancelled. Over HTTP/2 it has none: an
+    /// unread stream is not paused, and what the origin sends of it crosses the link ahead of the next
+    /// request's bytes (`EngineState.hold`). It is cancelled at once when the player's next read starts requests elsewhere than the
     /// resource's tail (a seek: it would take the link the seek's first bytes wait for), or when a player starts
     /// waiting for the link and none reads its resource (`PlaybackGate`), and a read ahead of playback's always
     /// is (a preload left by a swipe). 0 cancels at once.

@@ -166,6 +166,23 @@ final class StreamingReadStateTests: XCTestCase {
             "an unread stream takes its window")
     }
 
+    func testAShortRequestLeftOverHTTP2EndsAtOnceToo() {
+        var state = state()
+        let reader = state.addReader(requestedEnd: nil)
+        guard case .wait(let started) = state.driverStep(reader: reader, position: 0, link: pausing),
+            let first = started.first
+        else { return XCTFail("a first request") }
+        XCTAssertEqual(first.range.count, Int(policy.firstRequestSize), "a seek's first piece")
+        XCTAssertTrue(state.didStore(0..<100_000, fetch: first.id))
+        _ = state.actions { $0.removeReader(reader, abandonAt: 100) }
+        XCTAssertEqual(
+            state.hold(fetch: first.id, heldSince: 100, playbackNeed: 0, at: 100), .abandoned(until: 101.5),
+            "over HTTP/1.1 a player's next read may take it over")
+        XCTAssertEqual(
+            state.hold(fetch: first.id, heldSince: 100, playbackNeed: 0, at: 100, multiplexed: true), .expired,
+            "over HTTP/2 what it has left would cross the link ahead of the next request")
+    }
+
     func testClosingEndsAFirstRequestNobodyJoined() {
         var state = EngineState(policy: policy, info: nil, stored: ByteRangeSet())
         state.beginDiscovery(EngineState.Discovery(offset: 0, end: nil, extent: .mayStopEarly, began: 0))

@@ -17,7 +17,7 @@ extension FetchRunner {
     /// changing, a playback wait ending, or the moment the state named) and asks the state again.
     ///
     /// `readAheadLimit` is how far it may store ahead of its readers (`FetchPolicy.readAheadOfReaders`; `nil`:
-    /// as far as it goes); `multiplexed` says it shares its connection (HTTP/2), where an abandoned long request
+    /// as far as it goes); `multiplexed` says it shares its connection (HTTP/2), where an abandoned request
     /// ends at once.
     func holdBack(fetch id: Int, pausing: Bool, readAheadLimit: Int64?, multiplexed: Bool, watch: StallWatch) async
         -> Bool

@@ -64,10 +64,10 @@ package struct FetchPolicy: Sendable, Hashable {
     /// stops reading an unread body (AsyncHTTPClient: it takes no more than the socket buffers hold) and stores
     /// what keeps arriving otherwise (URLSession). Past the grace it is cancelled. Over HTTP/2 it has none: an
     /// unread stream is not paused, and what the origin sends of it crosses the link ahead of the next
-    /// request's bytes (`EngineState.hold`). It is cancelled at once when the player's next read starts requests elsewhere than the
-    /// resource's tail (a seek: it would take the link the seek's first bytes wait for), or when a player starts
-    /// waiting for the link and none reads its resource (`PlaybackGate`), and a read ahead of playback's always
-    /// is (a preload left by a swipe). 0 cancels at once.
+    /// request's bytes (`EngineState.hold`). It is cancelled at once when the player's next read starts
+    /// requests elsewhere than the resource's tail (a seek: it would take the link the seek's first bytes wait
+    /// for), or when a player starts waiting for the link and none reads its resource (`PlaybackGate`), and a
+    /// read ahead of playback's always is (a preload left by a swipe). 0 cancels at once.
     package var abandonedRequestGrace: TimeInterval
     /// How many times a failed request is tried again in a row without receiving a byte, when the origin
     /// answered (an error status) or refused the connection.

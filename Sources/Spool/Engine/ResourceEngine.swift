@@ -222,13 +222,13 @@ final class ResourceEngine: Sendable {
         near offset: Int64, until end: Int64?, extent: ReadExtent, priority: ReadPriority = .prefetch
     ) async throws -> (info: ContentInfo, storedBefore: ByteRangeSet) {
         let discovery = EngineState.Discovery(offset: offset, end: end, extent: extent, began: environment.clock.uptime)
-        // What was stored is taken as the record is read, before any discovery's first bytes can land. The
-        // discovery starts back in this task, not on `BlockingIO`'s thread: the request's task is then created
-        // where the reader runs (for a proxy connection, on its event loop, which then also receives the
-        // origin's response), not on whichever thread a job enqueued from `BlockingIO` gets.
+        // Opening the entry starts the discovery where it ends, on the thread that read the record: a cold
+        // read's first request is not sent after a hop back to this task.
+        // What was stored is taken where the discovery starts, before its first bytes can land.
         let storedAtOpen = LockedBox<ByteRangeSet?>(nil)
         await open(then: { entry in
             storedAtOpen.withLock { $0 = entry.state.stored }
+            entry.state.beginDiscovery(discovery)
         })
         let (known, stored, round, waiter) = fetcher.perform { entry -> (ContentInfo?, ByteRangeSet, Int, Int) in
             let stored = storedAtOpen.withLock { $0 } ?? entry.state.stored

@@ -92,15 +92,9 @@ final class ProxyServer: Sendable {
                 }
             }
             let id = registry.nextID()
-            let serve: @Sendable () async -> Void = {
+            let task = Task {
                 await Self.serve(connection, pace: pace, slices: slices, with: responder)
                 self.connections.withLock { $0.ended(id) }
-            }
-            let task: Task<Void, Never>
-            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-                task = Task(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop), operation: serve)
-            } else {
-                task = Task(operation: serve)
             }
             registry.tasks[id] = ConnectionRegistry.Entry(listener: listenerID, task: task, activity: activity)
             // A client that hangs up mid-response is noticed here at once (the socket reports it even while

@@ -26,6 +26,25 @@ final class IndexRecoveryTests: XCTestCase {
         XCTAssertEqual(fixture.origin.bodyBytesSent, 600_000)
     }
 
+    func testARecordIsReplacedWholeAndReadableByItsUserOnly() async throws {
+        let fixture = try HTTPFixture(test: self, length: 300_000)
+        let cache = try fixture.makeCache()
+        // Two writes of the record: the first bytes, then the rest.
+        _ = try await collect(cache.read(fixture.url, from: 0, length: 100_000))
+        _ = try await collect(cache.read(fixture.url))
+        await cache.close()
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: fixture.directory.appendingPathComponent("index").path)
+        XCTAssertEqual(names.count, 1, "the record and no temporary file: \(names)")
+        XCTAssertEqual(names.first.map { ($0 as NSString).pathExtension }, "json")
+        let record = try XCTUnwrap(indexFiles(fixture.directory).first)
+        let attributes = try FileManager.default.attributesOfItem(atPath: record.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        let reopened = try fixture.makeCache()
+        let foundEntry = await reopened.entry(for: fixture.url)
+        XCTAssertEqual(foundEntry?.cachedRanges.ranges, [0..<300_000])
+    }
+
     func testClaimsBeyondTheDataFileAreNotBelieved() async throws {
         let fixture = try HTTPFixture(test: self, length: 600_000)
         let cache = try fixture.makeCache()

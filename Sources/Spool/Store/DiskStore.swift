@@ -12,8 +12,6 @@ import Darwin
 /// which version. A record is replaced atomically (write, then rename) and only after the bytes it claims
 /// were synced, so after a crash the index can only claim less than is on disk, never more.
 final class DiskStore: Sendable {
-    /// Numbers this process's temporary record files.
-    private static let temporaryCounter = LockedBox<UInt64>(0)
     let directory: URL
     private let dataDirectory: URL
     private let indexDirectory: URL
@@ -142,29 +140,11 @@ final class DiskStore: Sendable {
     /// Replaces the record of `key` atomically.
     func save(_ record: EntryRecord, key: String, durable: Bool = true) throws {
         BlockingIO.willBlock("writing an index record")
-        // Replaced whole (write, then rename). Synced first only when `durable`: a record that claims no
-        // newly written bytes may be lost in a crash, since the record before it claims nothing untrue.
-        // One file per writing process and write: this process's id and a counter, not a UUID (which reads the
-        // system's random source each time). Written with one sync at most: `Data.write(to:)` syncs on Linux
-        // by itself, and a second open to sync again made every durable record cost two.
-        let number = Self.temporaryCounter.withLock { counter -> UInt64 in
-            counter &+= 1
-            return counter
-        }
-        let temporary = indexDirectory.appendingPathComponent(".\(key).\(getpid()).\(number).tmp")
+        // Synced first only when `durable`: a record that claims no newly written bytes may be lost in a crash,
+        // since the record before it claims nothing untrue.
         do {
-            let bytes = try Self.encoded(record)
-            let file = try EntryFile(url: temporary)
-            defer { file.close() }
-            try file.write(bytes, at: 0)
-            // A file a process with the same id left behind may be longer.
-            try file.truncate(to: Int64(bytes.count))
-            if durable { file.synchronize() }
-            guard rename(temporary.path, recordURL(key).path) == 0 else {
-                throw SpoolError.storage("rename: \(EntryFile.errnoText())")
-            }
+            try FileReplacement.replace(recordURL(key), with: try Self.encoded(record), durable: durable)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             let reason = (error as? SpoolError)?.description ?? error.localizedDescription
             throw SpoolError.storage("cannot write index record: \(reason)")
         }

@@ -7,10 +7,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The download queue on disk: `downloads.json` in the cache directory, replaced whole and atomically (written,
-/// synced, renamed, the directory synced) on every change of the queue, so a crash or a SIGKILL at any moment
-/// leaves the queue before or after the change, never a torn one. Progress is not written: it is the cache's
-/// own record of what is stored.
+/// The download queue on disk: `downloads.json` in the cache directory, `0600`, replaced whole and atomically
+/// (written, synced once, renamed, the directory synced: `FileReplacement`) on every change of the queue, so a
+/// crash or a SIGKILL at any moment leaves the queue before or after the change, never a torn one. Progress is
+/// not written: it is the cache's own record of what is stored.
 ///
 /// One process runs a cache's queue: it holds an exclusive `flock` of `downloads.lock` while it does. Every
 /// method blocks (`BlockingIO`).
@@ -92,15 +92,9 @@ final class DownloadQueueFile: Sendable {
         guard lockDescriptor.withLock({ $0 != nil }) else { throw DownloadQueue.Failure.stopped }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".downloads.\(UUID().uuidString).tmp")
         do {
-            try encoder.encode(Contents(items: entries)).write(to: temporary)
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw DownloadQueue.Failure.storage("rename: \(String(cString: strerror(errno)))")
-            }
+            // Readable by the user only: the queue names what the user downloads, signed URLs included.
+            try FileReplacement.replace(url, with: try encoder.encode(Contents(items: entries)), durable: true)
             // The rename itself is durable once the directory is synced.
             let directory = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
             if directory >= 0 {
@@ -108,8 +102,7 @@ final class DownloadQueueFile: Sendable {
                 close(directory)
             }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error as? DownloadQueue.Failure ?? .storage("cannot write the download queue: \(error)")
+            throw DownloadQueue.Failure.storage("cannot write the download queue: \(error)")
         }
     }
 }

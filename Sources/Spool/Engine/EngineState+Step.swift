@@ -78,6 +78,10 @@ extension EngineState {
             // player left.
             if consumed < policy.probation {
                 piece = max(piece, window, consumed > 0 ? consumed : policy.firstRequestSize)
+                // A product, not the one and a half pieces that keep a read of small pieces going: on a fast
+                // link those are far more, and a reader that caught up with its first piece's bytes early (a
+                // player reading at loopback speed) started the next one there, which a seek left wasted.
+                if let product = policy.bandwidthDelayProduct(planned) { window = product }
             } else {
                 piece = end - position
             }

@@ -216,6 +216,12 @@ package struct FetchPolicy: Sendable, Hashable {
         return (max(fill, piece + piece / 2), piece)
     }
 
+    /// `bandwidthDelayMultiple` bandwidth-delay products of `link` at its planned rate; `nil` before a round trip
+    /// is measured.
+    func bandwidthDelayProduct(_ link: LinkEstimate) -> Int64? {
+        link.roundTrip.map { Int64((plannedRate(link) * $0 * bandwidthDelayMultiple).rounded()) }
+    }
+
     /// The rate, in bytes per second, a read plans its requests for over `link`: the measured one
     /// (`assumedBytesPerSecond` before any), at most `sufficientBytesPerSecond`.
     func plannedRate(_ link: LinkEstimate) -> Double {

@@ -4,7 +4,7 @@ import Foundation
 /// directory, newest last, at most `capacity` of them, so that `spool stats` and another process see them.
 ///
 /// Read and written only on `BlockingIO`. Processes add their reports under an exclusive `flock` of
-/// `playback.lock`; the file is replaced atomically (write, then rename), so a crash loses at most the report
+/// `playback.lock`; the file is replaced atomically (`FileReplacement`), so a crash loses at most the report
 /// being added, and a damaged file costs the reports, never the cache.
 struct PlaybackReportFile: Sendable {
     /// How many reports the file keeps.
@@ -28,7 +28,9 @@ struct PlaybackReportFile: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.outputFormatting = [.sortedKeys]
-        try? encoder.encode(Array(all)).write(to: file, options: .atomic)
+        // Readable by the user only (what a user played is theirs); not synced, as a crash costs a report at most.
+        guard let data = try? encoder.encode(Array(all)) else { return }
+        try? FileReplacement.replace(file, with: data, durable: false)
     }
 
     /// The reports in the file, oldest first; none when there is no file or it cannot be decoded. Blocks.

@@ -111,7 +111,8 @@ final class StatisticsCounter: Sendable {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .millisecondsSince1970
             encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(total).write(to: file, options: .atomic)
+            // Not synced: a crash costs the counts since the last flush, never the cache.
+            try FileReplacement.replace(file, with: try encoder.encode(total), durable: false)
         } catch {
             state.withLock { state in state.pending = state.pending.adding(pending) }
         }

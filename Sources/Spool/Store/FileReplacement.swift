@@ -8,7 +8,7 @@ import Darwin
 
 /// Replaces a small file whole and atomically: written to a temporary file beside it, synced once when durable,
 /// then renamed over it, so a crash or a SIGKILL at any moment leaves the old file or the new one, never a torn
-/// one. The index's records and the download queue are written this way.
+/// one. The index's records, the download queue, the statistics and the playback reports are written this way.
 ///
 /// Why not `Data.write(to:options: .atomic)`: on Linux it syncs by itself, so a caller that must also sync on
 /// Apple's platforms (where it does not) paid two syncs; it names its temporary file with a `UUID`, which reads

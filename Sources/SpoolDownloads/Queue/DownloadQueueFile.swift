@@ -31,7 +31,7 @@ final class DownloadQueueFile: Sendable {
         BlockingIO.willBlock("locking the download queue")
         url = directory.appendingPathComponent("downloads.json")
         let lockPath = directory.appendingPathComponent("downloads.lock").path
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw DownloadQueue.Failure.storage("cannot open \(lockPath): \(String(cString: strerror(errno)))")
         }

@@ -191,6 +191,12 @@ final class ServeCommandTests: XCTestCase {
         let files = FileManager.default.enumerator(at: cacheDirectory, includingPropertiesForKeys: nil)
         while let file = files?.nextObject() as? URL {
             XCTAssertFalse(file.path.contains(headerSecret) || file.path.contains(querySecret), file.path)
+            // Nothing the serve wrote is readable by the machine's other users: bytes, records, what was played.
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            if attributes[.type] as? FileAttributeType == .typeRegular {
+                let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+                XCTAssertEqual(mode & 0o077, 0, "\(file.lastPathComponent): mode \(String(mode, radix: 8))")
+            }
             guard let data = try? Data(contentsOf: file) else { continue }
             scanned += 1
             XCTAssertNil(data.range(of: Data(headerSecret.utf8)), file.path)

@@ -30,10 +30,12 @@ final class DownloadQueueFileTests: XCTestCase {
 
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         XCTAssertEqual(names, ["downloads.json", "downloads.lock"], "the queue and its lock, no temporary file")
-        let attributes = try FileManager.default.attributesOfItem(
-            atPath: directory.appendingPathComponent("downloads.json").path)
         // The queue names what the user downloads, signed URLs included: no other user of the machine reads it.
-        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        for name in names {
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(name).path)
+            XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, name)
+        }
         XCTAssertEqual(try DownloadQueueFile.read(in: directory), second)
 
         file.unlock()

@@ -64,9 +64,7 @@ final class ConcurrencyChecksTests: XCTestCase {
     }
 
     private func scratchDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("spool-checks-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return directory
     }

@@ -7,9 +7,7 @@ import XCTest
 /// `downloads.json` on disk: replaced whole, readable by its user only, and read back as written.
 final class DownloadQueueFileTests: XCTestCase {
     private func makeDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("spool-queue-file-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory()
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return directory
     }

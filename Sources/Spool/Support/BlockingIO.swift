@@ -8,8 +8,15 @@ import Dispatch
 /// Every blocking file operation says so first (`willBlock`); debug builds then check that it runs here (or on
 /// a thread no Swift task runs on, such as an app's own or a test's) and under no lock (`ConcurrencyChecks`).
 package enum BlockingIO {
+    /// No quality of service of its own: each job runs at its submitter's (Dispatch's propagation), so a
+    /// player's read waits on the disk at the player's priority and a download's write at the download's. With
+    /// `.userInitiated` for all, every job outranked the thread that queued it (on Linux its threads ran at
+    /// nice -2 beside the proxy's event loops at 0), and each wake of one could preempt the loop that woke
+    /// it on a busy machine. Chromium's cold start through a fresh `spool serve` with every core busy
+    /// (`spool bench run --only browser`, AMD EPYC, 2 cores, 35 plays each way, interleaved): 70.5 ms before,
+    /// 62.7 ms after (medians), against the slice proxy's 62.9 and 62.5 ms; quiet, 59.6 and 58.2 ms.
     private static let queue = DispatchQueue(
-        label: "Spool.BlockingIO", qos: .userInitiated, attributes: .concurrent)
+        label: "Spool.BlockingIO", qos: .unspecified, attributes: .concurrent)
 
     /// Runs `work` on the blocking-work queue and returns its result.
     package static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

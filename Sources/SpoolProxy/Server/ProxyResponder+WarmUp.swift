@@ -23,4 +23,14 @@ extension ProxyResponder {
         let plan = ResponsePlan(for: Self.planRequest(head), info: info, boundary: Self.makeBoundary())
         _ = responseHead(head, plan: plan, cacheState: "miss", keepAlive: true)
     }
+
+    /// `warmUp()`, then a cold read rehearsed end to end against this proxy's own ping at `ping`
+    /// (`SpoolCache.rehearseColdRead`), through the cache's origin's transport: the engine, the transport's
+    /// connection and this server's answer run once before the first player's request. Only for an `HTTPOrigin`,
+    /// whose transport can reach the ping; another origin gets `warmUp()` alone.
+    func warmUp(rehearsingAgainst ping: URL) async {
+        warmUp()
+        guard let origin = cache.configuration.origin as? HTTPOrigin else { return }
+        await SpoolCache.rehearseColdRead(of: ping, through: origin.rehearsal)
+    }
 }

@@ -49,6 +49,14 @@ public final class HTTPOrigin: Origin {
         self.timeout = timeout
     }
 
+    /// An origin over the same transport for a rehearsal against a server of the package's own (the proxy's
+    /// ping, `SpoolCache.rehearseColdRead`): without the request modifier, which may add the app's credentials,
+    /// and asking the server to close each connection, which then holds no place in the transport's pool.
+    package var rehearsal: HTTPOrigin {
+        HTTPOrigin(
+            transport: transport, modifier: Self.settingHeaders(["Connection": "close"]), timeout: min(timeout, 5))
+    }
+
     public func contentInfo(for url: URL) async throws -> ContentInfo {
         try Self.checkScheme(of: url)
         let (head, body) = try await send(url: url, method: "HEAD", range: nil, validator: nil)

@@ -51,7 +51,10 @@ public final class HTTPOrigin: Origin {
 
     /// An origin over the same transport for a rehearsal against a server of the package's own (the proxy's
     /// ping, `SpoolCache.rehearseColdRead`): without the request modifier, which may add the app's credentials,
-    /// and asking the server to close each connection, which then holds no place in the transport's pool.
+    /// and asking the server to close each connection, which then holds no place in the transport's pool
+    /// (URLSession on Apple's platforms may keep it anyway: the proxy closes idle connections, and evicts the
+    /// idlest when it needs room). A rehearsal that fails (App Transport Security refusing plain HTTP to an IP
+    /// address, say) changes nothing.
     package var rehearsal: HTTPOrigin {
         HTTPOrigin(
             transport: transport, modifier: Self.settingHeaders(["Connection": "close"]), timeout: min(timeout, 5))

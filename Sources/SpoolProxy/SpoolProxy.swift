@@ -117,11 +117,9 @@ public final class SpoolProxy: Sendable {
         }
         // Running before anything else can throw: a proxy left in `starting` could never be stopped.
         state.withLock { $0 = .running(Running(server: server, responder: responder, loopback: listener)) }
-        // The first request's one-time set-up, paid now rather than by the first player: a fresh `spool serve`'s
-        // first cold request took 8–11 ms of CPU, later ones about 5 (Linux, AMD EPYC). With the rehearsed read,
-        // a fresh serve's first byte of a cold 546 KB file came in 2.37 ms against 2.80 without it, and a second
-        // file's in 2.13 and 2.11 (medians of 20 serves each way). In the background: a request that comes first
-        // only shares the work.
+        // The first request's one-time set-up, paid now rather than by the first player, in the background (a
+        // request that comes first only shares the work): with the rehearsed read, a fresh `spool serve`'s first
+        // byte of a cold 546 KB file came in 2.37 ms against 2.80, a later file's in 2.1 (medians of 20 serves).
         let baseURL = try listener.mapping().baseURL
         let ping = baseURL.appendingPathComponent(String(Self.pingPath.dropFirst()))
         let warmUp = Task.detached(priority: .utility) { await responder.warmUp(rehearsingAgainst: ping) }

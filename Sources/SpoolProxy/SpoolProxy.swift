@@ -121,7 +121,7 @@ public final class SpoolProxy: Sendable {
         // request that comes first only shares the work): with the rehearsed read, a fresh `spool serve`'s first
         // byte of a cold 546 KB file came in 2.37 ms against 2.80, a later file's in 2.1 (medians of 20 serves).
         let baseURL = try listener.mapping().baseURL
-        let ping = baseURL.appendingPathComponent(String(Self.pingPath.dropFirst()))
+        let ping = ProxyURLMapping.pingURL(at: baseURL)
         let warmUp = Task.detached(priority: .utility) { await responder.warmUp(rehearsingAgainst: ping) }
         // Stopped meanwhile: nothing would wait for it.
         if updateRunning({ $0.warmUp = warmUp }) == nil { warmUp.cancel() }

@@ -230,8 +230,7 @@ extension Serve {
     /// the listener answers, and it spares the first player the one-time set-up of both HTTP stacks (on
     /// Linux, 6 of the first request's 10 ms over loopback).
     private func ping(_ baseURL: URL, through transport: AsyncHTTPClientTransport) async {
-        var request = URLRequest(
-            url: baseURL.appendingPathComponent(String(SpoolProxy.pingPath.dropFirst())), timeoutInterval: 5)
+        var request = URLRequest(url: ProxyURLMapping.pingURL(at: baseURL), timeoutInterval: 5)
         request.httpMethod = "HEAD"
         do {
             let response = try await transport.send(request)

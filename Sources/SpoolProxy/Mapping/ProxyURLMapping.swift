@@ -30,6 +30,11 @@ package struct ProxyURLMapping: Sendable {
     /// Like `wholePrefix`, for an HLS key: read whole too, and never named in a log (its URL may be a token).
     static let keyPrefix = "k"
 
+    /// The proxy's ping (`SpoolProxy.pingPath`) at `baseURL`: what anybody may ask, signed by nothing.
+    package static func pingURL(at baseURL: URL) -> URL {
+        baseURL.appendingPathComponent(String(SpoolProxy.pingPath.dropFirst()))
+    }
+
     /// A mapping for the proxy at `baseURL` (`http://127.0.0.1:8080`) whose URLs are signed with `key`; any
     /// path of `baseURL` is ignored.
     package init(baseURL: URL, key: ProxyURLKey) {

@@ -188,20 +188,12 @@ package struct ProxyURLMapping: Sendable {
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(bytes)
     }
 
     static func decodeBase64URL(_ encoded: Substring) -> String? {
-        guard encoded.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
-        }
-        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        return String(data: data, encoding: .utf8)
+        guard let bytes = Base64URL.decode(encoded) else { return nil }
+        return String(bytes: bytes, encoding: .utf8)
     }
 }
 

@@ -15,6 +15,10 @@ final class DiskStore: Sendable {
     let directory: URL
     private let dataDirectory: URL
     private let indexDirectory: URL
+    /// The two folders' paths, for the `stat`s every lookup makes: building a `URL` for each took as long as the
+    /// system call.
+    private let dataPath: String
+    private let indexPath: String
 
     /// Opens or creates the cache at `directory`.
     ///
@@ -30,6 +34,7 @@ final class DiskStore: Sendable {
         )
         self.dataDirectory = dataDirectory
         self.indexDirectory = indexDirectory
+        (dataPath, indexPath) = (dataDirectory.path, indexDirectory.path)
         do {
             try ConcurrencyChecks.allowingBlocking {
                 BlockingIO.willBlock("creating the cache's folders")
@@ -100,7 +105,11 @@ final class DiskStore: Sendable {
     /// The record file of `key` as written, if it decodes and is of the current format.
     private func storedRecord(key: String) -> EntryRecord? {
         BlockingIO.willBlock("reading an index record")
-        guard let data = try? Data(contentsOf: recordURL(key)) else { return nil }
+        // stat(2) first: every cold request asks for a record that is not there, and `Data(contentsOf:)` reports
+        // a missing file by building an error, which on Linux cost more than the lookup itself.
+        var status = stat()
+        guard stat(recordPath(key), &status) == 0, let data = try? Data(contentsOf: recordURL(key))
+        else { return nil }
         return Self.decodedRecord(data)
     }
 
@@ -116,7 +125,7 @@ final class DiskStore: Sendable {
         BlockingIO.willBlock("stat of a data file")
         // stat(2), not FileManager's attributes, which look up owner and group names for every file.
         var status = stat()
-        let fileSize = stat(dataURL(key).path, &status) == 0 ? Int64(status.st_size) : 0
+        let fileSize = stat(dataPath + "/" + key, &status) == 0 ? Int64(status.st_size) : 0
         let limit = min(record.info.length, fileSize)
         let beyondData = record.ranges.intersection(limit..<Int64.max)
         record.ranges.remove(limit..<Int64.max)
@@ -128,7 +137,7 @@ final class DiskStore: Sendable {
     func recordStamp(key: String) -> [Int64]? {
         BlockingIO.willBlock("stat of an index record")
         var status = stat()
-        guard stat(recordURL(key).path, &status) == 0 else { return nil }
+        guard stat(recordPath(key), &status) == 0 else { return nil }
         #if canImport(Darwin)
         let modified = status.st_mtimespec
         #else
@@ -171,6 +180,10 @@ final class DiskStore: Sendable {
 
     private func dataURL(_ key: String) -> URL {
         dataDirectory.appendingPathComponent(key, isDirectory: false)
+    }
+
+    private func recordPath(_ key: String) -> String {
+        indexPath + "/" + key + ".json"
     }
 
     private func recordURL(_ key: String) -> URL {

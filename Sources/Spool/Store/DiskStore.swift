@@ -106,7 +106,7 @@ final class DiskStore: Sendable {
     private func storedRecord(key: String) -> EntryRecord? {
         BlockingIO.willBlock("reading an index record")
         // stat(2) first: every cold request asks for a record that is not there, and `Data(contentsOf:)` reports
-        // a missing file by building an error, which on Linux cost more than the lookup itself.
+        // a missing file by building an error, which on Linux cost as much again as the lookup itself.
         var status = stat()
         guard stat(recordPath(key), &status) == 0, let data = try? Data(contentsOf: recordURL(key))
         else { return nil }

@@ -5,13 +5,26 @@ import Spool
 
 /// The heads of the proxy's responses and what it reads from requests' heads.
 extension ProxyResponder {
-    /// The conditional and range fields of `head`, for a `ResponsePlan`.
+    /// The conditional and range fields of `head`, for a `ResponsePlan`. `If-Match` and `If-None-Match` are
+    /// lists, which a client may split over several lines (RFC 9110, section 5.3): their lines are joined.
     static func planRequest(_ head: HTTPRequestHead) -> ResponsePlan.Request {
-        ResponsePlan.Request(
+        func list(_ name: String) -> String? {
+            let lines = head.headers[name]
+            return lines.isEmpty ? nil : lines.joined(separator: ", ")
+        }
+        return ResponsePlan.Request(
             range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
-            ifNoneMatch: head.headers.first(name: "if-none-match"), ifMatch: head.headers.first(name: "if-match"),
+            ifNoneMatch: list("if-none-match"), ifMatch: list("if-match"),
             ifModifiedSince: head.headers.first(name: "if-modified-since"),
             ifUnmodifiedSince: head.headers.first(name: "if-unmodified-since"))
+    }
+
+    /// The fields a request may carry once (RFC 9110, section 5.3) that `head` carries more than once, as the
+    /// first one's name; `nil` when none does. Which of two `Range` lines a client meant is unknown, and
+    /// another server in front of the proxy may have read the other one: such a request is refused (`400`),
+    /// not answered with a guess.
+    static func repeatedSingleField(_ head: HTTPRequestHead) -> String? {
+        ["Range", "If-Range", "If-Modified-Since", "If-Unmodified-Since"].first { head.headers[$0].count > 1 }
     }
 
     /// The head of the response `plan` describes, with its length, the cache state and the connection fields.

@@ -44,9 +44,9 @@ extension ProxyResponder {
     func storedHit(
         to head: HTTPRequestHead, target: HitTarget, slices: UnsentSlices, revoke: @escaping @Sendable () -> Void
     ) -> StoredHit? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, head.uri == target.uri else {
-            return nil
-        }
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, head.uri == target.uri,
+            Self.repeatedSingleField(head) == nil
+        else { return nil }
         let request = Self.planRequest(head)
         var plan: ResponsePlan?
         let lent = cache.lendStored(key: target.key, revoke: revoke) { info in

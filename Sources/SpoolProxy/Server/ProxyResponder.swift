@@ -80,6 +80,9 @@ struct ProxyResponder: Sendable {
                 throw FailureResponse(
                     status: 405, reason: "only GET and HEAD", headers: [HeaderField("Allow", "GET, HEAD")])
             }
+            if let field = Self.repeatedSingleField(head) {
+                throw FailureResponse(status: 400, reason: "the \(field) field appears more than once")
+            }
             let mapping = try originMapping(of: head)
             record.target = mapping.displayURL
             try await stream(

@@ -96,6 +96,41 @@ final class ProxySemanticsTests: XCTestCase {
         XCTAssertTrue(malformed.lowercased().contains("\r\ndate: "), malformed)
     }
 
+    /// A field a request may carry once (`Range`, `If-Range`, the dates) is refused when it comes twice, cold
+    /// and stored alike, before the origin is asked; `If-None-Match` split over two lines is one list.
+    func testRepeatedFieldsAreRefusedAndSplitListsJoined() async throws {
+        let fixture = try await ProxyFixture(test: self)
+        try fixture.serveGenerated("song.mp3", length: 100_000, seed: 33)
+        let url = try fixture.proxyURL("song.mp3")
+        let twice: [[String]] = [
+            ["Range: bytes=0-1", "Range: bytes=5-9"],
+            ["Range: bytes=0-99", "If-Range: \"a\"", "If-Range: \"b\""],
+            ["If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT", "If-Modified-Since: Sun, 06 Nov 1994 08:49:38 GMT"],
+            [
+                "If-Unmodified-Since: Sun, 06 Nov 1994 08:49:37 GMT",
+                "If-Unmodified-Since: Sun, 06 Nov 1994 08:49:38 GMT",
+            ],
+        ]
+        for headers in twice {
+            let response = try await Curl.fetch(url, headers.flatMap { ["-H", $0] })
+            XCTAssertEqual(response.status, 400, "cold, \(headers)")
+        }
+        XCTAssertEqual(try fixture.nginx.accessLog().count, 0, "nothing asked of the origin")
+
+        let whole = try await Curl.fetch(url)
+        XCTAssertEqual(whole.status, 200)
+        let entityTag = try XCTUnwrap(whole.headers["etag"])
+        for headers in twice {
+            let response = try await Curl.fetch(url, headers.flatMap { ["-H", $0] })
+            XCTAssertEqual(response.status, 400, "stored, \(headers)")
+        }
+        let split = try await Curl.fetch(url, ["-H", "If-None-Match: \"other\"", "-H", "If-None-Match: \(entityTag)"])
+        XCTAssertEqual(split.status, 304, "the second line's tag matches")
+        let single = try await Curl.fetch(url, ["-r", "5-9"])
+        XCTAssertEqual(single.status, 206)
+        XCTAssertEqual(single.body, whole.body.subdata(in: 5..<10))
+    }
+
     private static func seconds(_ text: String) -> Int? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

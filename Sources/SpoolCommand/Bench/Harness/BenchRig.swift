@@ -101,6 +101,11 @@ final class BenchRig {
         origin.url(for: "/" + file.rawValue + (query.map { "?" + $0 } ?? ""))
     }
 
+    /// The path of `file`'s local copy, which the origin serves.
+    func localPath(_ file: File) -> String {
+        root.appendingPathComponent(file.rawValue).path
+    }
+
     /// The file's URL for the nginx direct reference. Its query marks it in the origin's access log, so the
     /// reference's own reads never count as a proxy's origin traffic; nginx ignores it when serving a file.
     func directURL(_ file: File) -> URL {

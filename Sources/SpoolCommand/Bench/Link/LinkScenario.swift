@@ -157,7 +157,7 @@ struct LinkScenario {
     /// ffmpeg first decodes a frame of the local copy, untimed, so the timed run finds its libraries in memory
     /// through either way. Without that, start-up paged them in from disk: this machine's kernel reclaims
     /// file pages left unused for seconds, and the 20 s between two ffmpeg runs are enough. The page-ins
-    /// (about 30–80 waits in `filemap_fault` per start, `perf` on `sched_switch`) queued behind the cache's own
+    /// (6–80 waits in `filemap_fault` per start, `perf` on `sched_switch`) queued behind the cache's own
     /// writes through Spool, and ffmpeg took 0.03–0.8 s longer to connect there than through direct, while its
     /// connection lasted as long through both (`tcpdump`, mobile HTTPS: 0.349 and 0.350 s).
     private func firstFrame(_ url: URL) throws -> Double {

@@ -38,9 +38,6 @@ extension EngineState {
         var wantsAll = false
         /// Where the reader started, so that its pieces can follow what it has consumed.
         var start: Int64?
-        /// The end of the bytes its requests cover, started or joined: stored bytes it crosses beyond that came
-        /// from other reads and move `start` on, for they are not what it consumed (`startRequests`).
-        var requestedUpTo: Int64?
         /// The first byte it has not delivered, as its last step or delivery said: eviction spares what it is
         /// about to read.
         var position: Int64?

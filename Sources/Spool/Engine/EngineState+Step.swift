@@ -60,12 +60,6 @@ extension EngineState {
     {
         guard let info, let reader = readers[id] else { return [] }
         if readers[id]!.start == nil { readers[id]!.start = position }
-        // Stored bytes it crossed beyond its own requests came from other reads: a proxy's reader crosses them at
-        // disk speed into its client's socket buffers, far ahead of what the player took, so they say nothing of
-        // how long it stays. What it consumed is what its own requests brought.
-        if let requested = readers[id]!.requestedUpTo, position > requested {
-            readers[id]!.start! += position - requested
-        }
         let consumed = position - readers[id]!.start!
         // A pausing read before its probation counts on an open connection for its next piece (see below).
         var planned = link
@@ -96,7 +90,6 @@ extension EngineState {
         if reader.wantsAll { (window, piece) = (max(window, end - position), max(piece, end - position)) }
         var started: [(id: Int, range: Range<Int64>)] = []
         var cursor = coverGap(at: position, end: end, reader: id, piece: piece, started: &started)
-        var requested = cursor
         // Keep the link busy: requests reach a window (about a bandwidth-delay product) beyond the reader,
         // so the next piece is under way before the current one ends.
         if info.acceptsRanges {
@@ -108,12 +101,10 @@ extension EngineState {
                     cursor = present.upperBound
                 } else {
                     cursor = coverGap(at: cursor, end: end, reader: id, piece: piece, started: &started)
-                    requested = cursor
                 }
             }
         }
         if readers[id]!.versionNumber == nil { readers[id]!.mayFetch = true }
-        readers[id]!.requestedUpTo = max(readers[id]!.requestedUpTo ?? requested, requested)
         return started
     }
 

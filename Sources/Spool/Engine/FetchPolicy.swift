@@ -30,7 +30,7 @@ package struct FetchPolicy: Sendable, Hashable {
     /// Once a read has consumed `probation`, its pieces are at least this share of what it consumed.
     package var readAheadRatio: Double
     /// A read's pieces grow with what it consumed only after it consumed this many bytes: most reads a
-    /// player starts (each seek is one) are abandoned after a few hundred KiB. Stored bytes it crosses do not count.
+    /// player starts (each seek is one) are abandoned after a few hundred KiB.
     package var probation: Int64
     /// How many bandwidth-delay products a read keeps requested ahead of its reader. 1 keeps the link busy
     /// with the least waste when the read is abandoned; less starts slower, more wastes more per seek.

@@ -58,30 +58,6 @@ final class AbandonedPieceRunsOnTests: XCTestCase {
         XCTAssertEqual(second.map(\.range), [5_524_288..<5_924_288])
     }
 
-    func testStoredBytesAReadCrossesDoNotCountAsConsumed() {
-        var busy = mobile
-        busy.spareConnections = 0
-        // Another read stored 5.5-7 MB. A proxy's reader crosses them at disk speed into its client's socket,
-        // far ahead of what the player took: what it consumed is what its own requests brought.
-        let others: Range<Int64> = 5_524_288..<7_000_000
-        var state = EngineState(
-            policy: policy, info: ContentInfo(length: PausingReadFixture.length, entityTag: "\"v1\""),
-            stored: ByteRangeSet([others]))
-        let reader = state.addReader(requestedEnd: nil)
-        guard let first = state.startedWaiting(reader: reader, position: 5_000_000, link: busy) else {
-            return XCTFail("a reader of bytes not stored waits")
-        }
-        XCTAssertEqual(first.map(\.range), [5_000_000..<others.lowerBound], "its own first piece, up to the stored")
-        XCTAssertFalse(state.didStore(5_000_000..<others.lowerBound, fetch: first[0].id), "it reached its end")
-        state.delivered(5_000_000..<others.upperBound, reader: reader, at: Date())
-        guard let next = state.startedWaiting(reader: reader, position: others.upperBound, link: busy) else {
-            return XCTFail("a reader of bytes not stored waits")
-        }
-        // 2 MB past its start, but 524,288 bytes of its own: still on probation, a piece of that size, not the
-        // 13 MB rest a read past its probation asks for.
-        XCTAssertEqual(next.map(\.range), [others.upperBound..<others.upperBound + 524_288])
-    }
-
     func testWhichLeftPiecesRunOn() {
         let rows: [(name: String, stored: Int64, runsOnWithin: Int64, runsOn: Bool)] = [
             ("near its end: runs on", 100_000, 512 * 1024, true),

@@ -51,17 +51,17 @@ final class BenchRig {
         for (index, (file, length)) in generated.enumerated() {
             progress("writing \(file.rawValue) (\(ByteCountText.format(length)))")
             try TestContent.writeGenerated(
-                seed: UInt64(index + 1), length: length, to: root.appendingPathComponent(file.rawValue))
+                seed: UInt64(index + 1), length: length, to: Self.localURL(of: file, in: root))
             sizes[file] = length
         }
         progress("encoding \(File.video.rawValue) (\(plan.videoSeconds) s) with ffmpeg")
         try Self.encodeVideo(
-            ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds, to: root.appendingPathComponent(File.video.rawValue))
-        sizes[.video] = Self.size(of: root.appendingPathComponent(File.video.rawValue))
+            ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds, to: Self.localURL(of: .video, in: root))
+        sizes[.video] = Self.size(of: Self.localURL(of: .video, in: root))
         try Self.moveIndexToTheFront(
-            ffmpeg: tools.ffmpeg, of: root.appendingPathComponent(File.video.rawValue),
-            to: root.appendingPathComponent(File.videoFaststart.rawValue))
-        sizes[.videoFaststart] = Self.size(of: root.appendingPathComponent(File.videoFaststart.rawValue))
+            ffmpeg: tools.ffmpeg, of: Self.localURL(of: .video, in: root),
+            to: Self.localURL(of: .videoFaststart, in: root))
+        sizes[.videoFaststart] = Self.size(of: Self.localURL(of: .videoFaststart, in: root))
         progress("encoding an HLS stream (\(plan.videoSeconds) s) with ffmpeg")
         try Self.encodeHLS(
             ffmpeg: tools.ffmpeg, seconds: plan.videoSeconds,
@@ -103,7 +103,12 @@ final class BenchRig {
 
     /// The path of `file`'s local copy, which the origin serves.
     func localPath(_ file: File) -> String {
-        root.appendingPathComponent(file.rawValue).path
+        Self.localURL(of: file, in: root).path
+    }
+
+    /// Where `file`'s local copy lives in the rig's directory `root`.
+    private static func localURL(of file: File, in root: URL) -> URL {
+        root.appendingPathComponent(file.rawValue)
     }
 
     /// The file's URL for the nginx direct reference. Its query marks it in the origin's access log, so the

@@ -161,12 +161,13 @@ struct LinkScenario {
     /// writes through Spool, and ffmpeg took 0.03–0.8 s longer to connect there than through direct, while its
     /// connection lasted as long through both (`tcpdump`, mobile HTTPS: 0.349 and 0.350 s).
     private func firstFrame(_ url: URL) throws -> Double {
-        _ = try rig.tools.ffmpeg.run(
-            ["-v", "error", "-nostdin", "-i", rig.localPath(.videoFaststart), "-frames:v", "1", "-f", "null", "-"],
-            timeout: 60)
+        func decodeFirstFrame(of input: String, timeout: TimeInterval) throws -> ExternalCommand.Output {
+            try rig.tools.ffmpeg.run(
+                ["-v", "error", "-nostdin", "-i", input, "-frames:v", "1", "-f", "null", "-"], timeout: timeout)
+        }
+        _ = try decodeFirstFrame(of: rig.localPath(.videoFaststart), timeout: 60)
         let start = DispatchTime.now().uptimeNanoseconds
-        let output = try rig.tools.ffmpeg.run(
-            ["-v", "error", "-nostdin", "-i", url.absoluteString, "-frames:v", "1", "-f", "null", "-"], timeout: 300)
+        let output = try decodeFirstFrame(of: url.absoluteString, timeout: 300)
         guard output.status == 0 else {
             throw CommandFailure(message: "ffmpeg could not decode a frame of \(url.absoluteString): \(output.stderr)")
         }

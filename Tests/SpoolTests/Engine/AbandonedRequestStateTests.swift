@@ -116,4 +116,31 @@ final class AbandonedRequestStateTests: XCTestCase {
             for id in fetches { XCTAssertEqual(state.remaining(of: id) == nil, item.ends, item.name) }
         }
     }
+
+    func testAPlayersReadKeepsTheAbandonedRequestsItComesToThroughStoredBytes() {
+        let cases: [(name: String, at: Int64, keepsTheNearOnes: Bool)] = [
+            ("a read whose stored bytes lead to them joins them there", 100_000, true),
+            ("a read past them goes elsewhere", 1_000_000, false),
+        ]
+        for item in cases {
+            var state = EngineState(
+                policy: FetchPolicy(), info: ContentInfo(length: 4_000_000), stored: ByteRangeSet([100_000..<600_000]))
+            // A player's read after the stored bytes, and one far away, both left.
+            var abandoned: [[Int]] = []
+            for position: Int64 in [600_000, 2_000_000] {
+                let reader = state.addReader(requestedEnd: nil)
+                guard let started = state.startedWaiting(reader: reader, position: position, link: link),
+                    !started.isEmpty
+                else {
+                    return XCTFail(item.name)
+                }
+                _ = state.cancels { $0.removeReader(reader, abandonAt: 10) }
+                abandoned.append(started.map(\.id))
+            }
+            let (near, far) = (abandoned[0], abandoned[1])
+            let dropped = state.cancels { $0.dropAbandoned(forPlaybackReadAt: item.at) }
+            XCTAssertEqual(Set(dropped), item.keepsTheNearOnes ? Set(far) : Set(near + far), item.name)
+            for id in near { XCTAssertEqual(state.remaining(of: id) != nil, item.keepsTheNearOnes, item.name) }
+        }
+    }
 }

@@ -50,8 +50,7 @@ extension EngineState {
         var failure: (any Error)?
         /// Whether it may ask the origin for bytes without asking its consumer first: it waited for the
         /// origin before delivering anything, started on bytes a running request was still delivering, or
-        /// its consumer caught up when asked; and it has not since crossed a run of stored bytes no request
-        /// was bringing (`step`).
+        /// its consumer caught up when asked.
         var mayFetch = false
         /// Whether it reads ahead of playback (`ReadPriority.prefetch`): requests only such readers wait for
         /// pause while a playback read of the cache waits (`mayPause(fetch:)`).

@@ -20,8 +20,8 @@ extension EngineState {
     }
 
     /// Whether reader `id`, which has delivered everything before `position`, must hear from its consumer
-    /// before its next step: it has delivered bytes without waiting for the origin (or crossed stored bytes
-    /// since it last did), and the step would start an origin request.
+    /// before its next step: it has delivered bytes without waiting for the origin, and the step would start
+    /// an origin request.
     func mustAskConsumer(reader id: Int, position: Int64, link: LinkEstimate = LinkEstimate()) -> Bool {
         guard let reader = readers[id], reader.versionNumber != nil, !reader.mayFetch else { return false }
         var trial = self

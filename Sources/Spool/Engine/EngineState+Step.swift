@@ -31,17 +31,6 @@ extension EngineState {
                 // Its first bytes are still arriving from the origin: its client waits on the network, as
                 // one that waited for a request does, and is not replaying what is cached.
                 readers[id]!.mayFetch = true
-            } else if reader.mayFetch, !reader.wantsAll, reader.versionNumber != nil, present.upperBound < end,
-                !isDelivering(at: present.upperBound),
-                present.upperBound - position
-                    >= max(FetchPolicy.minimumReadAhead, policy.bandwidthDelayProduct(link) ?? 0)
-            {
-                // Stored bytes no request is bringing go to the consumer at disk speed, as far ahead of it as the
-                // sockets take: over the mobile link a read crossed 917 KB of them for a player that took 589 KB
-                // and hung up, then asked the origin for 822 KB more. So its next request waits for the consumer
-                // (`mustAskConsumer`). A shorter run is about what a read's requests keep ahead of it anyway; a
-                // whole read's consumer takes everything.
-                readers[id]!.mayFetch = false
             }
             let upper = min(present.upperBound, end, position + (readLimit ?? Int64(policy.readChunkSize)))
             return .read(position..<upper, versionNumber: versionNumber)

@@ -14,11 +14,7 @@ extension EngineState {
     /// again at once (a seek a little before the last one, over the emulated mobile link: 143 KB twice).
     mutating func dropAbandoned(forPlaybackReadAt position: Int64) {
         guard let info, position < Self.tailStart(ofLength: info.length) else { return }
-        let joined = abandonedAhead(of: position)
-        for id in fetches.keys.sorted() where !joined.contains(id) {
-            outgrewItsFirstSize(fetch: id, at: 0, anywhere: true)
-            expireAbandoned(fetch: id)
-        }
+        expireAllAbandoned(sparing: abandonedAhead(of: position))
     }
 
     /// The abandoned requests a read at `position` reaches through stored bytes and requests, each starting
@@ -40,8 +36,9 @@ extension EngineState {
 
     /// Cancels every request players abandoned on this resource (see `expireAbandoned`), and every first
     /// request asking for a read's rest that no reader joined (`Fetch.unjoinedEnd`): nothing will join them.
-    mutating func expireAllAbandoned() {
-        for id in fetches.keys.sorted() {
+    /// Those in `spared` are left as they are.
+    mutating func expireAllAbandoned(sparing spared: Set<Int> = []) {
+        for id in fetches.keys.sorted() where !spared.contains(id) {
             outgrewItsFirstSize(fetch: id, at: 0, anywhere: true)
             expireAbandoned(fetch: id)
         }
